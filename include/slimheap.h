@@ -1,0 +1,89 @@
+/*-------------------------------------------------------------------------
+ *
+ * slimheap.h
+ *	  Shared declarations of the slimheap table access method.
+ *
+ * slimheap stores rows in heap's page format and reuses heap's code for
+ * everything but the forming of tuples: rows are written with a shorter NULL
+ * bitmap (or none) when their trailing attributes are NULL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SLIMHEAP_H
+#define SLIMHEAP_H
+
+#include "access/htup.h"
+#include "access/tableam.h"
+#include "access/tupdesc.h"
+#include "utils/rel.h"
+
+/*
+ * How the NULL bitmap of a new row is written (slimheap.null_bitmap).
+ */
+typedef enum SlimNullBitmap
+{
+	SLIM_NULL_BITMAP_FULL,		/* exactly what heap writes */
+	SLIM_NULL_BITMAP_TRUNCATE	/* trailing NULLs not stored (the default) */
+} SlimNullBitmap;
+
+#define SLIM_NULL_BITMAP_DEFAULT	SLIM_NULL_BITMAP_TRUNCATE
+
+/*
+ * The per-table options, as parsed from pg_class.reloptions.
+ */
+typedef struct SlimOptions
+{
+	SlimNullBitmap null_bitmap;
+} SlimOptions;
+
+/*
+ * What the write paths need to know of a relation, cached in rd_amcache
+ * (one palloc'd chunk in CacheMemoryContext, freed by the relcache on
+ * invalidation).
+ */
+typedef struct SlimRelInfo
+{
+	SlimOptions options;
+
+	/*
+	 * Rows of this relation keep at least this many attributes (invariant
+	 * T1): the highest attribute number whose column has a non-NULL "missing"
+	 * value (atthasmissing), so that a stored NULL is never read back as the
+	 * column's fast default.  0 when no column has one.
+	 */
+	int			min_natts;
+} SlimRelInfo;
+
+/* slim_tuple.c */
+extern int	slim_missing_natts(TupleDesc tupdesc);
+extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
+							  int min_natts);
+extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
+								 const bool *isnull, SlimNullBitmap mode,
+								 int min_natts);
+
+/* slim_relinfo.c */
+extern const SlimRelInfo *slim_get_relinfo(Relation rel);
+extern HeapTuple slim_form_tuple_for_rel(Relation rel, TupleDesc tupdesc,
+										 const Datum *values,
+										 const bool *isnull);
+
+/* slim_options.c */
+extern void slim_options_init(void);
+extern void slim_parse_reloptions(Datum reloptions, SlimOptions *opts);
+
+/* slim_cluster.c */
+extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
+										   Relation OldIndex, bool use_sort,
+										   TransactionId OldestXmin,
+										   TransactionId *xid_cutoff,
+										   MultiXactId *multi_cutoff,
+										   double *num_tuples,
+										   double *tups_vacuumed,
+										   double *tups_recently_dead);
+
+/* slimheap_am.c */
+extern bool slim_is_slimheap_relation(Relation rel);
+extern const TableAmRoutine *slim_get_routine(void);
+
+#endif							/* SLIMHEAP_H */

@@ -1,0 +1,290 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_cluster.c
+ *	  CLUSTER and VACUUM FULL for slimheap: copy the live rows of a table
+ *	  into a new file, re-forming each row in slimheap's form.
+ *
+ * heap's implementation re-forms rows with heap_form_tuple(), which would
+ * turn every slim row into a full one.  This one uses the same public
+ * building blocks (rewriteheap.h, so that update chains, visibility and
+ * freezing are handled exactly as heap does, and the tuplesort cluster API)
+ * and slimheap's tuple former.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/relscan.h"
+#include "access/rewriteheap.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "commands/progress.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
+#include "utils/tuplesort.h"
+
+#include "slimheap.h"
+
+/* What a rewrite needs while it copies rows. */
+typedef struct SlimRewrite
+{
+	Relation	old_rel;
+	Relation	new_rel;
+	RewriteState rwstate;
+	SlimNullBitmap mode;
+	int			min_natts;
+	Datum	   *values;
+	bool	   *isnull;
+} SlimRewrite;
+
+/*
+ * Copy one row into the new relation, in the new relation's form.
+ */
+static void
+slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
+{
+	TupleDesc	old_desc = RelationGetDescr(rw->old_rel);
+	TupleDesc	new_desc = RelationGetDescr(rw->new_rel);
+	HeapTuple	new_tuple;
+	int			i;
+
+	heap_deform_tuple(old_tuple, old_desc, rw->values, rw->isnull);
+
+	/* dropped columns keep their slot in the descriptor but lose the data */
+	for (i = 0; i < new_desc->natts; i++)
+	{
+		if (TupleDescAttr(new_desc, i)->attisdropped)
+			rw->isnull[i] = true;
+	}
+
+	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
+								rw->min_natts);
+	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
+	heap_freetuple(new_tuple);
+}
+
+/*
+ * Does a row found by the scan go into the new relation?  Counts it as heap
+ * does for VACUUM FULL's and CLUSTER's report.
+ */
+static bool
+slim_rewrite_keeps_row(Relation old_rel, HeapTuple tuple, Buffer buf,
+					   TransactionId OldestXmin, double *tups_recently_dead)
+{
+	bool		keep;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	switch (HeapTupleSatisfiesVacuum(tuple, OldestXmin, buf))
+	{
+		case HEAPTUPLE_DEAD:
+			keep = false;
+			break;
+		case HEAPTUPLE_RECENTLY_DEAD:
+			*tups_recently_dead += 1;
+			keep = true;
+			break;
+		case HEAPTUPLE_LIVE:
+			keep = true;
+			break;
+		case HEAPTUPLE_INSERT_IN_PROGRESS:
+
+			/*
+			 * We hold an exclusive lock on the table, so only our own
+			 * transaction can have inserted it; copy it either way.
+			 */
+			if (!IsSystemRelation(old_rel) &&
+				!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
+				elog(WARNING, "concurrent insert in progress within table \"%s\"",
+					 RelationGetRelationName(old_rel));
+			keep = true;
+			break;
+		case HEAPTUPLE_DELETE_IN_PROGRESS:
+			if (!IsSystemRelation(old_rel) &&
+				!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid(tuple->t_data)))
+				elog(WARNING, "concurrent delete in progress within table \"%s\"",
+					 RelationGetRelationName(old_rel));
+			*tups_recently_dead += 1;
+			keep = true;
+			break;
+		default:
+			elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
+			keep = false;		/* keep compiler quiet */
+			break;
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+
+	return keep;
+}
+
+void
+slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
+							   Relation OldIndex, bool use_sort,
+							   TransactionId OldestXmin,
+							   TransactionId *xid_cutoff,
+							   MultiXactId *multi_cutoff,
+							   double *num_tuples,
+							   double *tups_vacuumed,
+							   double *tups_recently_dead)
+{
+	const SlimRelInfo *new_info = slim_get_relinfo(NewHeap);
+	SlimRewrite rw;
+	Tuplesortstate *tuplesort = NULL;
+	IndexScanDesc index_scan = NULL;
+	TableScanDesc table_scan = NULL;
+	TupleTableSlot *slot;
+
+	rw.old_rel = OldHeap;
+	rw.new_rel = NewHeap;
+	rw.mode = new_info->options.null_bitmap;
+
+	/*
+	 * The indexes are rebuilt from the new file while the old table's
+	 * missing values are still in the catalog (RelationClearMissing() comes
+	 * later), so honour them as well as the new relation's.
+	 */
+	rw.min_natts = Max(new_info->min_natts,
+					   slim_missing_natts(RelationGetDescr(OldHeap)));
+	rw.values = palloc(RelationGetDescr(NewHeap)->natts * sizeof(Datum));
+	rw.isnull = palloc(RelationGetDescr(NewHeap)->natts * sizeof(bool));
+	rw.rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin,
+									*xid_cutoff, *multi_cutoff);
+
+	if (use_sort)
+		tuplesort = tuplesort_begin_cluster(RelationGetDescr(OldHeap),
+											OldIndex, maintenance_work_mem,
+											NULL, TUPLESORT_NONE);
+
+	/*
+	 * Scan with SnapshotAny: recently dead rows must be copied too, and
+	 * HeapTupleSatisfiesVacuum() decides which rows go.
+	 */
+	if (OldIndex != NULL && !use_sort)
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
+									 RelationGetRelid(OldIndex));
+		index_scan = index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
+		index_rescan(index_scan, NULL, 0, NULL, 0);
+	}
+	else
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
+		table_scan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
+									 ((HeapScanDesc) table_scan)->rs_nblocks);
+	}
+
+	/* a buffer-heap slot: we need the on-page tuple and its buffer */
+	slot = MakeSingleTupleTableSlot(RelationGetDescr(OldHeap),
+									&TTSOpsBufferHeapTuple);
+
+	for (;;)
+	{
+		HeapTuple	tuple;
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+
+		if (index_scan != NULL)
+		{
+			if (!index_getnext_slot(index_scan, ForwardScanDirection, slot))
+				break;
+			/* no scan keys were given, so there is nothing to recheck */
+			if (index_scan->xs_recheck)
+				elog(ERROR, "CLUSTER does not support lossy index conditions");
+		}
+		else
+		{
+			HeapScanDesc hscan = (HeapScanDesc) table_scan;
+
+			if (!table_scan_getnextslot(table_scan, ForwardScanDirection, slot))
+				break;
+			/* report progress as blocks from the start of the scan */
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+										 (hscan->rs_cblock + hscan->rs_nblocks -
+										  hscan->rs_startblock) %
+										 hscan->rs_nblocks + 1);
+		}
+
+		tuple = ExecFetchSlotHeapTuple(slot, false, NULL);
+		buf = ((BufferHeapTupleTableSlot *) slot)->buffer;
+
+		if (!slim_rewrite_keeps_row(OldHeap, tuple, buf, OldestXmin,
+									tups_recently_dead))
+		{
+			*tups_vacuumed += 1;
+			/* the rewrite module tracks dead members of update chains */
+			if (rewrite_heap_dead_tuple(rw.rwstate, tuple))
+			{
+				/* an earlier recently-dead row turned out to be dead */
+				*tups_vacuumed += 1;
+				*tups_recently_dead -= 1;
+			}
+			continue;
+		}
+
+		*num_tuples += 1;
+		if (tuplesort != NULL)
+		{
+			tuplesort_putheaptuple(tuplesort, tuple);
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+										 *num_tuples);
+		}
+		else
+		{
+			slim_rewrite_row(&rw, tuple);
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+										 *num_tuples);
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN,
+										 *num_tuples);
+		}
+	}
+
+	if (index_scan != NULL)
+		index_endscan(index_scan);
+	if (table_scan != NULL)
+	{
+		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+									 ((HeapScanDesc) table_scan)->rs_nblocks);
+		table_endscan(table_scan);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+
+	if (tuplesort != NULL)
+	{
+		double		written = 0;
+
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+		tuplesort_performsort(tuplesort);
+		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
+									 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+
+		for (;;)
+		{
+			HeapTuple	tuple;
+
+			CHECK_FOR_INTERRUPTS();
+			tuple = tuplesort_getheaptuple(tuplesort, true);
+			if (tuple == NULL)
+				break;
+			slim_rewrite_row(&rw, tuple);
+			written += 1;
+			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN,
+										 written);
+		}
+		tuplesort_end(tuplesort);
+	}
+
+	end_heap_rewrite(rw.rwstate);
+	pfree(rw.values);
+	pfree(rw.isnull);
+}

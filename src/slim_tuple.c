@@ -1,0 +1,157 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_tuple.c
+ *	  Forming heap tuples whose NULL bitmap stops at the last stored
+ *	  attribute.
+ *
+ * A heap tuple header records how many attributes the tuple stores (natts);
+ * every reader of heap tuples in core returns the column's "missing" value
+ * (NULL, or the fast default of a column added with ADD COLUMN ... DEFAULT)
+ * for attributes past it.  So a row whose trailing attributes are NULL can be
+ * stored with a smaller natts, a bitmap that covers only the stored
+ * attributes, and no bitmap at all when none of those is NULL.  The result is
+ * a standard heap tuple: nothing that reads it needs to know about slimheap.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/tupdesc_details.h"
+
+#include "slimheap.h"
+
+/*
+ * The number of leading attributes that rows of a relation with this
+ * descriptor must always store: up to the last column that has a non-NULL
+ * missing value.  Were such a column's NULL left out of a row, readers would
+ * return the fast default in its place.
+ */
+int
+slim_missing_natts(TupleDesc tupdesc)
+{
+	AttrMissing *missing;
+	int			i;
+
+	if (tupdesc->constr == NULL || tupdesc->constr->missing == NULL)
+		return 0;
+
+	missing = tupdesc->constr->missing;
+	for (i = tupdesc->natts - 1; i >= 0; i--)
+	{
+		if (missing[i].am_present)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * How many attributes a row must store: through its last non-NULL attribute,
+ * and never fewer than min_natts (see slim_missing_natts).
+ */
+int
+slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
+{
+	int			natts = tupdesc->natts;
+
+	while (natts > min_natts && isnull[natts - 1])
+		natts--;
+	return natts;
+}
+
+/*
+ * Form a heap tuple from values and isnull arrays that match tupdesc.
+ *
+ * SLIM_NULL_BITMAP_FULL returns exactly what heap_form_tuple() returns.
+ * SLIM_NULL_BITMAP_TRUNCATE leaves out trailing NULL attributes beyond
+ * min_natts and omits the bitmap when none of the stored attributes is NULL.
+ *
+ * The data area is the same in both forms, because NULL attributes occupy no
+ * data bytes; only the header (natts, t_hoff, bitmap, HEAP_HASNULL) differs.
+ * That lets heap's own routines compute and fill the data with the full
+ * descriptor; we only decide on the header.
+ */
+HeapTuple
+slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+				SlimNullBitmap mode, int min_natts)
+{
+	int			natts = tupdesc->natts;
+	int			stored_natts;
+	bool		hasnull = false;
+	Size		hoff;
+	Size		data_len;
+	HeapTuple	tuple;
+	HeapTupleHeader td;
+	bits8		scratch_bits[BITMAPLEN(MaxTupleAttributeNumber)];
+	int			i;
+
+	if (mode == SLIM_NULL_BITMAP_FULL)
+		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
+
+	if (natts > MaxTupleAttributeNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_TOO_MANY_COLUMNS),
+				 errmsg("number of columns (%d) exceeds limit (%d)",
+						natts, MaxTupleAttributeNumber)));
+
+	stored_natts = slim_stored_natts(tupdesc, isnull, min_natts);
+	for (i = 0; i < stored_natts; i++)
+	{
+		if (isnull[i])
+		{
+			hasnull = true;
+			break;
+		}
+	}
+
+	hoff = offsetof(HeapTupleHeaderData, t_bits);
+	if (hasnull)
+		hoff += BITMAPLEN(stored_natts);
+	hoff = MAXALIGN(hoff);
+
+	/* trailing NULLs add nothing here, so the full descriptor is fine */
+	data_len = heap_compute_data_size(tupdesc, (Datum *) values,
+									  (bool *) isnull);
+
+	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + hoff + data_len);
+	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+	tuple->t_data = td;
+	tuple->t_len = hoff + data_len;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
+
+	/*
+	 * heap_tuple_set_datum() fills in the composite-datum fields (length,
+	 * type, typmod and, for versioned row types, the version of the stored
+	 * attributes) and reads natts from the header, so natts goes first.
+	 */
+	HeapTupleHeaderSetNatts(td, stored_natts);
+	td->t_hoff = hoff;
+	heap_tuple_set_datum(td, tupdesc, hoff + data_len);
+
+	if (stored_natts == natts)
+	{
+		/* nothing left out: heap's own layout */
+		heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
+						(char *) td + hoff, data_len, &td->t_infomask,
+						hasnull ? td->t_bits : NULL);
+	}
+	else
+	{
+		/*
+		 * heap_fill_tuple() walks every attribute of the descriptor and, when
+		 * given a bitmap, writes one bit for each; with no bitmap it would
+		 * store the (NULL) trailing values.  Let it write a full-length
+		 * bitmap into scratch space and keep what the stored attributes need.
+		 */
+		heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
+						(char *) td + hoff, data_len, &td->t_infomask,
+						scratch_bits);
+		if (hasnull)
+			memcpy(td->t_bits, scratch_bits, BITMAPLEN(stored_natts));
+		else
+			td->t_infomask &= ~HEAP_HASNULL;
+	}
+
+	return tuple;
+}
