@@ -64,9 +64,6 @@ extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
 
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_get_relinfo(Relation rel);
-extern HeapTuple slim_form_tuple_for_rel(Relation rel, TupleDesc tupdesc,
-										 const Datum *values,
-										 const bool *isnull);
 
 /* slim_options.c */
 extern void slim_options_init(void);

@@ -122,16 +122,3 @@ slim_get_relinfo(Relation rel)
 	rel->rd_amcache = info;
 	return info;
 }
-
-/*
- * Form a new row of rel the way its options say.
- */
-HeapTuple
-slim_form_tuple_for_rel(Relation rel, TupleDesc tupdesc, const Datum *values,
-						const bool *isnull)
-{
-	const SlimRelInfo *info = slim_get_relinfo(rel);
-
-	return slim_form_tuple(tupdesc, values, isnull, info->options.null_bitmap,
-						   info->min_natts);
-}

@@ -32,45 +32,71 @@ static TableAmRoutine slim_routine;
 static bool slim_routine_ready = false;
 
 /*
- * Form the row held in slot, as the relation's options say.
+ * Form the row held in slot, as the relation's options say, and hand the
+ * tuple to the slot when it is a heap-tuple slot (what table_slot_create()
+ * makes for slimheap tables, and what the executor's result slots are).
+ *
+ * After heap_insert() or heap_update() such a slot must answer for the stored
+ * row, including the system columns RETURNING may ask for, which are read from
+ * the header heap fills in; so the slot must hold the very tuple heap writes.
+ * The tuple is formed in the slot's memory context and stored without the
+ * copy ExecForceStoreHeapTuple() would make, which is what heap's own path
+ * (materializing the slot) costs too.
+ *
+ * Other slots keep the values they hold; *kept is then false and the caller
+ * frees the tuple once heap is done with it.
  */
 static HeapTuple
-slim_form_from_slot(Relation rel, TupleTableSlot *slot)
+slim_form_from_slot(Relation rel, TupleTableSlot *slot, bool *kept)
 {
-	slot_getallattrs(slot);
-	return slim_form_tuple_for_rel(rel, slot->tts_tupleDescriptor,
-								   slot->tts_values, slot->tts_isnull);
-}
+	/* first: building the cache entry may allocate in the current context */
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+	HeapTuple	tuple;
+	MemoryContext oldcxt = CurrentMemoryContext;
 
-/*
- * After heap_insert() or heap_update() the slot must answer for the stored
- * row: its TID and, for heap-tuple slots (the executor's result slots), the
- * system columns RETURNING may ask for, which are read from the tuple header
- * heap just filled in.  Those slots take ownership of the tuple; for others
- * the values they hold are the row, and the tuple is freed by the caller.
- */
-static bool
-slim_slot_keeps_tuple(TupleTableSlot *slot)
-{
-	return TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
+	slot_getallattrs(slot);
+
+	*kept = TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
+	if (*kept)
+		MemoryContextSwitchTo(slot->tts_mcxt);
+	tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+							slot->tts_isnull, info->options.null_bitmap,
+							info->min_natts);
+	MemoryContextSwitchTo(oldcxt);
+
+	if (!*kept)
+		return tuple;
+
+	if (TTS_IS_HEAPTUPLE(slot))
+		ExecStoreHeapTuple(tuple, slot, true);
+	else
+	{
+		BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+
+		/* drops what the slot held: values, tuple and buffer pin */
+		ExecClearTuple(slot);
+		bslot->base.tuple = tuple;
+		bslot->base.off = 0;
+		slot->tts_flags &= ~TTS_FLAG_EMPTY;
+		slot->tts_flags |= TTS_FLAG_SHOULDFREE;
+	}
+	return tuple;
 }
 
 static void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  int options, BulkInsertState bistate)
 {
-	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
+	bool		kept;
+	HeapTuple	tuple = slim_form_from_slot(rel, slot, &kept);
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
 	heap_insert(rel, tuple, cid, options, bistate);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
-	if (!keep)
+	if (!kept)
 		heap_freetuple(tuple);
 }
 
@@ -79,11 +105,9 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  CommandId cid, int options,
 							  BulkInsertState bistate, uint32 specToken)
 {
-	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
+	bool		kept;
+	HeapTuple	tuple = slim_form_from_slot(rel, slot, &kept);
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -91,16 +115,15 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
-	if (!keep)
+	if (!kept)
 		heap_freetuple(tuple);
 }
 
 /*
  * heap_multi_insert() takes slots and fetches a heap tuple from each, so put
  * the slim tuple into each slot first.  COPY and batched inserts pass slots
- * made by table_slot_create(), which are heap-tuple slots; any other slot
- * would deform the tuple again, which is correct but loses the slim form, so
- * those go through one at a time.
+ * made by table_slot_create(), which are heap-tuple slots; any other kind of
+ * slot would only hold values, so such a batch goes in one row at a time.
  */
 static void
 slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
@@ -110,7 +133,7 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 	for (i = 0; i < ntuples; i++)
 	{
-		if (!slim_slot_keeps_tuple(slots[i]))
+		if (!TTS_IS_BUFFERTUPLE(slots[i]) && !TTS_IS_HEAPTUPLE(slots[i]))
 		{
 			for (i = 0; i < ntuples; i++)
 				slim_tuple_insert(rel, slots[i], cid, options, bistate);
@@ -120,9 +143,10 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 	for (i = 0; i < ntuples; i++)
 	{
-		HeapTuple	tuple = slim_form_from_slot(rel, slots[i]);
+		bool		kept;
 
-		ExecForceStoreHeapTuple(tuple, slots[i], true);
+		(void) slim_form_from_slot(rel, slots[i], &kept);
+		Assert(kept);
 	}
 	heap_multi_insert(rel, slots, ntuples, cid, options, bistate);
 }
@@ -138,12 +162,10 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 #endif
 )
 {
-	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
+	bool		kept;
+	HeapTuple	tuple = slim_form_from_slot(rel, slot, &kept);
 	TM_Result	result;
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -158,7 +180,7 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 #endif
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
-	if (!keep)
+	if (!kept)
 		heap_freetuple(tuple);
 	return result;
 }
