@@ -326,8 +326,9 @@ slim_stats_page(Relation rel, Buffer buf, Snapshot snapshot, SlimStats *stats,
 		if (form == SLIM_ROW_TAIL)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("row (%u,%u) of relation \"%s\" is in the compressed-tail form, which this build of slimheap cannot read",
-							blkno, off, RelationGetRelationName(rel))));
+					 errmsg("row (%u,%u) of relation \"%s\" is in the compressed-tail form",
+							blkno, off, RelationGetRelationName(rel)),
+					 errdetail("This build of slimheap does not read compressed-tail rows.")));
 
 		stats->live_rows++;
 		stats->live_bytes += tuple.t_len;
@@ -927,6 +928,7 @@ slim_page_item(Page page, OffsetNumber off, int relnatts, Datum *values,
 	int			natts;
 	unsigned	hoff;
 	bool		has_bitmap;
+	SlimRowForm form;
 	const char *problem = NULL;
 
 	/* lp, lp_off, lp_flags, lp_len */
@@ -978,7 +980,8 @@ slim_page_item(Page page, OffsetNumber off, int relnatts, Datum *values,
 		return;
 	}
 
-	values[4] = CStringGetTextDatum(slim_row_form_names[slim_row_form(td, relnatts)]);
+	form = slim_row_form(td, relnatts);
+	values[4] = CStringGetTextDatum(slim_row_form_names[form]);
 	nulls[4] = false;
 
 	/*
