@@ -1,0 +1,73 @@
+--
+-- What the inspection functions refuse, and who may run them.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+RESET client_min_messages;
+
+CREATE TABLE ie_slim (a int4, b int4) USING slimheap;
+INSERT INTO ie_slim (a) SELECT g FROM generate_series(1, 10) g;
+CREATE TABLE ie_heap (a int4, b int4) USING heap;
+INSERT INTO ie_heap (a) SELECT g FROM generate_series(1, 10) g;
+
+-- Relations without rows of their own.
+CREATE VIEW ie_view AS SELECT * FROM ie_slim;
+CREATE INDEX ie_index ON ie_slim (a);
+CREATE SEQUENCE ie_seq;
+CREATE TABLE ie_parted (a int4) PARTITION BY RANGE (a);
+CREATE TYPE ie_type AS (a int4);
+SELECT * FROM slimheap.stats('ie_view');
+SELECT * FROM slimheap.stats('ie_index');
+SELECT * FROM slimheap.estimate('ie_seq');
+SELECT * FROM slimheap.estimate('ie_parted');
+SELECT * FROM slimheap.page_items('ie_type', 0);
+SELECT * FROM slimheap.page_items('ie_view', 0);
+
+-- stats() and page_items() read slimheap tables only; estimate() reads both.
+SELECT * FROM slimheap.stats('ie_heap');
+SELECT * FROM slimheap.page_items('ie_heap', 0);
+SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
+SELECT mode, total_rows FROM slimheap.estimate('ie_slim');
+
+-- Nothing was changed by the failed calls.
+SELECT count(*) FROM ie_slim;
+SELECT live_rows, dead_rows FROM slimheap.stats('ie_slim');
+
+-- Permissions: like pgstattuple's, for superusers and members of
+-- pg_stat_scan_tables, whoever owns the table.
+CREATE ROLE regress_inspect_plain;
+CREATE ROLE regress_inspect_scanner IN ROLE pg_stat_scan_tables;
+
+-- Without membership the schema is closed, and opening it does not open
+-- the functions.
+SET ROLE regress_inspect_plain;
+SELECT live_rows FROM slimheap.stats('ie_slim');
+RESET ROLE;
+GRANT USAGE ON SCHEMA slimheap TO regress_inspect_plain;
+SET ROLE regress_inspect_plain;
+SELECT live_rows FROM slimheap.stats('ie_slim');
+SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
+SELECT count(*) FROM slimheap.page_items('ie_slim', 0);
+RESET ROLE;
+REVOKE USAGE ON SCHEMA slimheap FROM regress_inspect_plain;
+
+SET ROLE regress_inspect_scanner;
+SELECT live_rows FROM slimheap.stats('ie_slim');
+SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
+SELECT count(*) FROM slimheap.page_items('ie_slim', 0);
+RESET ROLE;
+
+SELECT p.proname, r.rolname, has_function_privilege(r.oid, p.oid, 'EXECUTE')
+  FROM pg_proc p, pg_roles r
+ WHERE p.pronamespace = 'slimheap'::regnamespace
+   AND p.proname IN ('stats', 'estimate', 'page_items')
+   AND r.rolname IN ('regress_inspect_plain', 'regress_inspect_scanner')
+ ORDER BY 1, 2;
+
+DROP ROLE regress_inspect_plain;
+DROP ROLE regress_inspect_scanner;
+DROP VIEW ie_view;
+DROP TABLE ie_slim, ie_heap, ie_parted;
+DROP SEQUENCE ie_seq;
+DROP TYPE ie_type;
+DROP EXTENSION slimheap;

@@ -1,0 +1,194 @@
+
+# Copyright (c) slimheap contributors
+#
+# slimheap.page_items() trusts nothing on a page: damaged line pointers and
+# tuple headers are reported in its "problem" column, and a page of random
+# bytes behind a valid page header is listed without crashing the server.
+# slimheap.stats() refuses a damaged page with an error.  A row carrying the
+# compressed-tail marker (t_infomask2 bit 0x0800) is shown as a "tail" row.
+#
+# The pages are edited in the relation's file while the server is stopped
+# (no data checksums, as initdb makes them by default here).
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('corrupt');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', qq{
+shared_preload_libraries = 'slimheap'
+autovacuum = off
+});
+$node->start;
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION slimheap;
+CREATE TABLE t (c1 int4, c2 int4, c3 int4, c4 int4, c5 int4, c6 int4,
+	c7 int4, c8 int4, c9 int4, c10 int4, c11 int4, c12 int4) USING slimheap;
+-- page 0: eight rows of three stored attributes (36 bytes each)
+INSERT INTO t (c1, c2, c3) SELECT g, g, g FROM generate_series(1, 8) g;
+});
+# fill page 0 and start page 1
+$node->safe_psql('postgres',
+	'INSERT INTO t (c1, c2, c3) SELECT g, g, g FROM generate_series(9, 250) g'
+);
+is($node->safe_psql('postgres', "SELECT pg_relation_size('t') / 8192"),
+	'2', 'the table has two pages');
+
+# a one-row table whose row will carry the compressed-tail marker
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE t_tail (c1 int4, c2 int4, c3 int4) USING slimheap;
+INSERT INTO t_tail (c1) VALUES (1);
+});
+
+my $datadir = $node->data_dir;
+my $relpath = $node->safe_psql('postgres', "SELECT pg_relation_filepath('t')");
+my $tailpath =
+  $node->safe_psql('postgres', "SELECT pg_relation_filepath('t_tail')");
+$node->stop;
+
+my $BLCKSZ = 8192;
+open(my $fh, '+<', "$datadir/$relpath") or die "open $relpath: $!";
+binmode $fh;
+my $page0;
+sysseek($fh, 0, 0);
+sysread($fh, $page0, $BLCKSZ) == $BLCKSZ or die "short read";
+
+# line pointer n (1-based): lp_off 15 bits, lp_flags 2 bits, lp_len 15 bits
+sub get_lp
+{
+	my ($page, $n) = @_;
+	my $v = unpack('V', substr($page, 24 + 4 * ($n - 1), 4));
+	return ($v & 0x7fff, ($v >> 15) & 3, $v >> 17);
+}
+
+sub set_lp
+{
+	my ($page, $n, $off, $flags, $len) = @_;
+	substr($$page, 24 + 4 * ($n - 1), 4) =
+	  pack('V', ($off & 0x7fff) | (($flags & 3) << 15) | (($len & 0x7fff) << 17));
+	return;
+}
+
+# header fields of the tuple of line pointer n
+sub tuple_off { my ($page, $n) = @_; return (get_lp($page, $n))[0]; }
+
+sub set_u16
+{
+	my ($page, $pos, $val) = @_;
+	substr($$page, $pos, 2) = pack('v', $val);
+	return;
+}
+
+sub get_u16 { my ($page, $pos) = @_; return unpack('v', substr($page, $pos, 2)); }
+
+# lp 1: intact
+# lp 2: points past the end of the page
+set_lp(\$page0, 2, 8100, 1, 500);
+# lp 3: shorter than a tuple header
+my ($off3) = get_lp($page0, 3);
+set_lp(\$page0, 3, $off3, 1, 10);
+# lp 4: t_hoff beyond the item (t_hoff is byte 22 of the header)
+substr($page0, tuple_off($page0, 4) + 22, 1) = chr(200);
+# lp 5: the compressed-tail marker in t_infomask2 (bytes 18-19)
+my $im2 = tuple_off($page0, 5) + 18;
+set_u16(\$page0, $im2, get_u16($page0, $im2) | 0x0800);
+# lp 6: natts 2000, more than the table's 12 attributes
+my $im2_6 = tuple_off($page0, 6) + 18;
+set_u16(\$page0, $im2_6, (get_u16($page0, $im2_6) & ~0x07ff) | 2000);
+# lp 7: HEAP_HASNULL (t_infomask 0x0001, bytes 20-21) with natts 12 needs
+# two bitmap bytes, which do not fit before t_hoff 24
+my $tup7 = tuple_off($page0, 7);
+set_u16(\$page0, $tup7 + 20, get_u16($page0, $tup7 + 20) | 0x0001);
+set_u16(\$page0, $tup7 + 18, (get_u16($page0, $tup7 + 18) & ~0x07ff) | 12);
+# lp 8: an item offset that is not MAXALIGNed
+my ($off8, $flags8, $len8) = get_lp($page0, 8);
+set_lp(\$page0, 8, $off8 + 3, $flags8, $len8);
+
+sysseek($fh, 0, 0);
+syswrite($fh, $page0, $BLCKSZ) == $BLCKSZ or die "short write";
+
+# page 1: a valid header (pd_lower = 24 + 4 * 60, pd_upper = pd_lower,
+# pd_special = 8192, page size and layout version 4) over random bytes
+srand(20241130);
+my $page1 = join('', map { chr(int(rand(256))) } 1 .. $BLCKSZ);
+substr($page1, 0, 24) =
+  pack('V V v v v v v v V', 0, 0, 0, 0, 24 + 4 * 60, 24 + 4 * 60, 8192,
+	8192 | 4, 0);
+sysseek($fh, $BLCKSZ, 0);
+syswrite($fh, $page1, $BLCKSZ) == $BLCKSZ or die "short write";
+close($fh);
+
+open($fh, '+<', "$datadir/$tailpath") or die "open $tailpath: $!";
+binmode $fh;
+my $tailpage;
+sysread($fh, $tailpage, $BLCKSZ) == $BLCKSZ or die "short read";
+my $im2_tail = tuple_off($tailpage, 1) + 18;
+set_u16(\$tailpage, $im2_tail, get_u16($tailpage, $im2_tail) | 0x0800);
+sysseek($fh, 0, 0);
+syswrite($fh, $tailpage, $BLCKSZ) == $BLCKSZ or die "short write";
+close($fh);
+
+$node->start;
+
+my $items = $node->safe_psql('postgres',
+	    "SELECT lp, lp_flags, coalesce(form, '-'), coalesce(problem, '-') "
+	  . "FROM slimheap.page_items('t', 0) WHERE lp <= 8 ORDER BY lp");
+note("page 0 as page_items() sees it:\n$items");
+my %row = map { my @f = split /\|/; ($f[0] => \@f) } split /\n/, $items;
+
+is($row{1}[2], 'truncated', 'an intact row keeps its form');
+is($row{1}[3], '-', 'an intact row has no problem');
+is($row{2}[3], 'item lies outside the page', 'item past the page end');
+is($row{3}[3], 'item is shorter than a tuple header', 'item too short');
+is($row{4}[3], 't_hoff lies outside the item', 't_hoff beyond the item');
+is($row{5}[2], 'tail', 'the compressed-tail marker makes a tail row');
+is($row{6}[3], "natts exceeds the table's attributes", 'natts too large');
+is($row{7}[3], 'NULL bitmap runs past t_hoff', 'bitmap overlaps the data');
+is($row{8}[3], 'item is not MAXALIGNed', 'unaligned item');
+for my $lp (2, 3, 4, 6, 7, 8)
+{
+	is($row{$lp}[2], '-', "no form is claimed for damaged item $lp");
+}
+
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM slimheap.page_items('t', 1)"),
+	'60',
+	'a page of random bytes lists its 60 line pointers');
+is( $node->safe_psql('postgres',
+		"SELECT count(*) FROM slimheap.page_items('t', 1) WHERE form IS NOT NULL AND problem IS NOT NULL"
+	),
+	'0',
+	'no item gets both a form and a problem');
+
+my ($ret, $stdout, $stderr) =
+  $node->psql('postgres', "SELECT live_rows FROM slimheap.stats('t')");
+isnt($ret, 0, 'stats() fails on the damaged page');
+like(
+	$stderr,
+	qr/line pointer \(0,2\) of relation "t" is corrupted/,
+	'stats() names the damaged line pointer');
+
+is( $node->safe_psql('postgres',
+		"SELECT form, natts FROM slimheap.page_items('t_tail', 0)"),
+	'tail|1',
+	'page_items() reports the marked row as a tail row');
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', "SELECT tail_rows FROM slimheap.stats('t_tail')");
+isnt($ret, 0, 'stats() does not guess the size of a tail row');
+like(
+	$stderr,
+	qr/row \(0,1\) of relation "t_tail" is in the compressed-tail form/,
+	'stats() says why');
+
+is($node->safe_psql('postgres', 'SELECT 1'),
+	'1', 'the server is still up');
+
+$node->stop;
+done_testing();
