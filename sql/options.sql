@@ -190,6 +190,11 @@ CREATE MATERIALIZED VIEW mv_nodata USING slimheap
 SELECT relopts('mv_nodata');
 REFRESH MATERIALIZED VIEW mv_nodata;
 SELECT row_forms('mv_nodata');
+ALTER MATERIALIZED VIEW mv SET ACCESS METHOD heap;
+SELECT am('mv'), relopts('mv'), row_forms('mv');
+ALTER MATERIALIZED VIEW mv SET ACCESS METHOD slimheap,
+  SET (slimheap.null_bitmap = truncate);
+SELECT am('mv'), relopts('mv'), row_forms('mv');
 
 --
 -- SET ACCESS METHOD: into slimheap with options (the rewrite already writes
@@ -304,6 +309,22 @@ DO $$ BEGIN
   CREATE TABLE t_do (a int) USING slimheap WITH (slimheap.null_bitmap = full);
 END $$;
 SELECT relopts('t_do');
+-- errors caught inside a function leave nothing behind for the next statement
+DO $$
+BEGIN
+  BEGIN
+    ALTER TABLE t_do SET (slimheap.null_bitmap = zip);
+  EXCEPTION WHEN invalid_parameter_value THEN RAISE NOTICE 'caught: %', SQLERRM;
+  END;
+  BEGIN
+    CREATE TABLE t_caught (a int) USING slimheap
+      WITH (slimheap.null_bitmap = truncate, fillfactor = 5);
+  EXCEPTION WHEN invalid_parameter_value THEN RAISE NOTICE 'caught: %', SQLERRM;
+  END;
+  ALTER TABLE t_do SET (slimheap.null_bitmap = truncate);
+  CREATE TABLE t_after (a int) USING slimheap WITH (slimheap.null_bitmap = full);
+END $$;
+SELECT relopts('t_do'), to_regclass('t_caught'), relopts('t_after');
 CREATE SCHEMA slim_opts_elems
   CREATE TABLE t_elem (a int) USING slimheap WITH (slimheap.null_bitmap = full);
 SELECT relopts('slim_opts_elems.t_elem');
