@@ -151,5 +151,16 @@ is($stderr, '', 'after LOAD: no error');
 is($stdout, 'heap {fillfactor=70}',
 	'after LOAD: leaving slimheap drops its options');
 
+# session_preload_libraries loads it at the start of every new session
+$cold->safe_psql('postgres',
+	"ALTER SYSTEM SET session_preload_libraries = 'slimheap'");
+$cold->reload;
+$cold->safe_psql('postgres',
+	'CREATE TABLE t3 (a int) USING slimheap WITH (slimheap.null_bitmap = full)');
+is( $cold->safe_psql(
+		'postgres', "SELECT reloptions FROM pg_class WHERE relname = 't3'"),
+	'{slimheap.null_bitmap=full}',
+	'with session_preload_libraries the first try works');
+
 $cold->stop;
 done_testing();
