@@ -125,6 +125,14 @@ CREATE TEMP TABLE t_temp (a int, b int, c int)
 SELECT relopts('t_temp');
 INSERT INTO t_temp VALUES (1, NULL, NULL);
 SELECT row_forms('t_temp');
+-- the options go to the table created, not to another one of that name
+CREATE TEMP TABLE t_shadow (a int) USING slimheap
+  WITH (slimheap.null_bitmap = truncate);
+CREATE TABLE t_shadow (a int) USING slimheap WITH (slimheap.null_bitmap = full);
+SELECT relnamespace = pg_my_temp_schema() AS is_temp, reloptions
+FROM pg_class WHERE relname = 't_shadow'
+  AND relnamespace IN (pg_my_temp_schema(), 'slim_opts'::regnamespace)
+ORDER BY 1;
 CREATE UNLOGGED TABLE t_unlogged (a int, b int, c int)
   USING slimheap WITH (slimheap.null_bitmap = full);
 SELECT relopts('t_unlogged');
