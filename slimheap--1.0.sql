@@ -82,3 +82,19 @@ REVOKE ALL ON FUNCTION page_items(regclass, bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION stats(regclass) TO pg_stat_scan_tables;
 GRANT EXECUTE ON FUNCTION estimate(regclass, integer) TO pg_stat_scan_tables;
 GRANT EXECUTE ON FUNCTION page_items(regclass, bigint) TO pg_stat_scan_tables;
+
+-- options (src/slim_options_ddl.c): a session that loads the library only
+-- after a statement started cannot take that statement's slimheap.* options
+-- out before core sees them; stop such statements with an error that says
+-- to preload the library.
+CREATE FUNCTION slimheap_options_guard()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'slimheap_options_guard'
+LANGUAGE C;
+
+CREATE EVENT TRIGGER slimheap_options_guard ON ddl_command_start
+    WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO',
+                 'CREATE MATERIALIZED VIEW', 'CREATE VIEW', 'CREATE INDEX',
+                 'CREATE SCHEMA', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW',
+                 'ALTER VIEW', 'ALTER INDEX')
+    EXECUTE FUNCTION slimheap_options_guard();

@@ -1,0 +1,793 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_options_ddl.c
+ *	  The DDL statements that carry slimheap.* options: CREATE TABLE (also
+ *	  PARTITION OF), CREATE TABLE AS, CREATE MATERIALIZED VIEW, and ALTER
+ *	  TABLE / ALTER MATERIALIZED VIEW with SET (...), RESET (...) and SET
+ *	  ACCESS METHOD.
+ *
+ * Core validates every reloption of a table against its own list and knows
+ * no slimheap.* option (PostgreSQL 15 to 18 have no table AM reloptions
+ * callback).  So a ProcessUtility hook takes our options out of the
+ * statement, lets core run the rest with its own checks, locks and
+ * validation, and stores ours in pg_class.reloptions itself:
+ *
+ * - CREATE: when core creates the relation (the post-create object access
+ *	 hook, before any row is written, which matters for CREATE TABLE AS).
+ * - ALTER: core's SET and RESET validate the *whole* stored array, so a
+ *	 table's stored slimheap entries are taken out while core runs, and the
+ *	 final ones put back afterwards.  A rewrite in the same statement (SET
+ *	 ACCESS METHOD, ALTER COLUMN TYPE) copies pg_class.reloptions to the new
+ *	 heap, so the final entries are stored on that copy when core creates it.
+ *
+ * The hook exists only in sessions that loaded the library before the
+ * statement started.  For the others, an event trigger of the extension
+ * (slimheap_options_guard) stops any statement the hook should have seen.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "commands/defrem.h"
+#include "commands/event_trigger.h"
+#include "commands/tablecmds.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "tcop/utility.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+#include "utils/syscache.h"
+
+#include "slimheap.h"
+#include "slim_options.h"
+
+PG_FUNCTION_INFO_V1(slimheap_options_guard);
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access = NULL;
+
+/*
+ * Entries to store on a relation that core is about to create while running
+ * one of our statements.
+ */
+typedef enum SlimPendingKind
+{
+	SLIM_PENDING_CREATE,		/* the relation the statement creates */
+	SLIM_PENDING_REWRITE		/* the new heap of a rewrite of relid */
+} SlimPendingKind;
+
+typedef struct SlimPending
+{
+	SlimPendingKind kind;
+	const RangeVar *relation;	/* CREATE: its name */
+	Oid			relid;			/* REWRITE: the table being rewritten */
+	List	   *entries;		/* "slimheap.<name>=<value>" to store */
+	bool		applied;		/* CREATE: stored */
+} SlimPending;
+
+/* set only while core runs a statement of ours */
+static SlimPending *slim_pending = NULL;
+
+/*
+ * How many statements the hook is running.  Zero in the event trigger means
+ * the hook did not see the statement: the library was loaded too late.
+ */
+static int	slim_hook_depth = 0;
+
+/* the arguments of one ProcessUtility call */
+typedef struct SlimUtilityCall
+{
+	PlannedStmt *pstmt;
+	const char *queryString;
+	bool		readOnlyTree;
+	ProcessUtilityContext context;
+	ParamListInfo params;
+	QueryEnvironment *queryEnv;
+	DestReceiver *dest;
+	QueryCompletion *qc;
+} SlimUtilityCall;
+
+/* one SET (...) or RESET (...) list of an ALTER, reduced to our options */
+typedef struct SlimChange
+{
+	List	   *defs;
+	bool		is_reset;
+} SlimChange;
+
+/*
+ * Run pstmt (the caller's statement, or our modified copy of it) through the
+ * rest of the hook chain and core.
+ */
+static void
+slim_run_core(const SlimUtilityCall *call, PlannedStmt *pstmt)
+{
+	/* a copy of ours is ours to scribble on */
+	bool		readOnlyTree = pstmt == call->pstmt ? call->readOnlyTree : false;
+
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, call->queryString, readOnlyTree,
+							call->context, call->params, call->queryEnv,
+							call->dest, call->qc);
+	else
+		standard_ProcessUtility(pstmt, call->queryString, readOnlyTree,
+								call->context, call->params, call->queryEnv,
+								call->dest, call->qc);
+}
+
+static void
+slim_run_core_pending(const SlimUtilityCall *call, PlannedStmt *pstmt,
+					  SlimPending *pending)
+{
+	Assert(slim_pending == NULL);
+	slim_pending = pending;
+	PG_TRY();
+	{
+		slim_run_core(call, pstmt);
+	}
+	PG_FINALLY();
+	{
+		slim_pending = NULL;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Whether table access method amoid is slimheap: its handler returns our
+ * routine, whatever the access method is called.
+ */
+static bool
+slim_am_is_slimheap(Oid amoid)
+{
+	HeapTuple	tuple;
+	Form_pg_am	am;
+	bool		result;
+
+	if (!OidIsValid(amoid))
+		return false;
+	tuple = SearchSysCache1(AMOID, ObjectIdGetDatum(amoid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	am = (Form_pg_am) GETSTRUCT(tuple);
+	result = am->amtype == AMTYPE_TABLE &&
+		GetTableAmRoutine(am->amhandler) == slim_get_routine();
+	ReleaseSysCache(tuple);
+	return result;
+}
+
+/*
+ * Error out unless slimheap options can apply to the relation called relname
+ * of kind relkind, stored by access method amoid: a table or materialized
+ * view that uses slimheap.
+ */
+static void
+slim_check_target(const char *relname, char relkind, Oid amoid)
+{
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set slimheap options on \"%s\"", relname),
+				 errdetail_relkind_not_supported(relkind),
+				 errhint("A partitioned table has no storage of its own; set the options on each partition.")));
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set slimheap options on \"%s\"", relname),
+				 errdetail_relkind_not_supported(relkind)));
+	if (!slim_am_is_slimheap(amoid))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set slimheap options on \"%s\"", relname),
+				 errdetail("\"%s\" does not use access method slimheap.",
+						   relname),
+				 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
+}
+
+static bool
+slim_string_lists_equal(const List *a, const List *b)
+{
+	ListCell   *la,
+			   *lb;
+
+	if (list_length(a) != list_length(b))
+		return false;
+	forboth(la, a, lb, b)
+	{
+		if (strcmp(lfirst(la), lfirst(lb)) != 0)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Make entries the slimheap part of relation relid's pg_class.reloptions,
+ * keeping core's part as it is.  The caller holds a lock that keeps others
+ * from changing the row: ShareUpdateExclusiveLock or stronger on the
+ * relation, as core's own SET (...) does, or the relation is new in this
+ * transaction.  Returns whether the row changed.  A change is made visible
+ * at once (CommandCounterIncrement), which also rebuilds this backend's
+ * relcache entry; other backends rebuild theirs when the change commits.
+ */
+static bool
+slim_store_entries(Oid relid, const List *entries)
+{
+	Relation	pgclass;
+	HeapTuple	tuple;
+	HeapTuple	newtuple;
+	Datum		datum;
+	bool		isnull;
+	List	   *old_entries;
+	List	   *others;
+	Datum		newoptions;
+	Datum		values[Natts_pg_class];
+	bool		nulls[Natts_pg_class];
+	bool		replace[Natts_pg_class];
+
+	pgclass = table_open(RelationRelationId, RowExclusiveLock);
+	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+
+	datum = heap_getattr(tuple, Anum_pg_class_reloptions,
+						 RelationGetDescr(pgclass), &isnull);
+	slim_split_reloptions(isnull ? (Datum) 0 : datum, &old_entries, &others);
+	if (slim_string_lists_equal(old_entries, entries))
+	{
+		heap_freetuple(tuple);
+		table_close(pgclass, RowExclusiveLock);
+		return false;
+	}
+
+	newoptions = slim_build_reloptions(entries, others);
+	memset(values, 0, sizeof(values));
+	memset(nulls, false, sizeof(nulls));
+	memset(replace, false, sizeof(replace));
+	replace[Anum_pg_class_reloptions - 1] = true;
+	if (newoptions != (Datum) 0)
+		values[Anum_pg_class_reloptions - 1] = newoptions;
+	else
+		nulls[Anum_pg_class_reloptions - 1] = true;
+
+	newtuple = heap_modify_tuple(tuple, RelationGetDescr(pgclass),
+								 values, nulls, replace);
+	CatalogTupleUpdate(pgclass, &newtuple->t_self, newtuple);
+
+	heap_freetuple(newtuple);
+	heap_freetuple(tuple);
+	table_close(pgclass, RowExclusiveLock);
+
+	CommandCounterIncrement();
+	return true;
+}
+
+/* the slimheap entries stored for relation relid */
+static List *
+slim_stored_entries(Oid relid)
+{
+	HeapTuple	tuple;
+	Datum		datum;
+	bool		isnull;
+	List	   *entries = NIL;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return NIL;
+	datum = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
+	if (!isnull)
+		slim_split_reloptions(datum, &entries, NULL);
+	ReleaseSysCache(tuple);
+	return entries;
+}
+
+/*
+ * Post-create hook: core has just created relation relid (its pg_class row
+ * is inserted, not yet visible).  Store the pending entries if it is the
+ * relation they are for.  Creating a relation may create others first or
+ * after (sequences of serial columns, the TOAST table), hence the name test.
+ */
+static void
+slim_relation_created(Oid relid)
+{
+	SlimPending *pending = slim_pending;
+	Relation	rel;
+	char		relname[NAMEDATALEN];
+	Oid			relnamespace;
+	char		relkind;
+	Oid			relam;
+
+	/* the relcache entry core built is all there is of the relation yet */
+	rel = RelationIdGetRelation(relid);
+	if (!RelationIsValid(rel))
+		return;
+	strlcpy(relname, RelationGetRelationName(rel), sizeof(relname));
+	relnamespace = RelationGetNamespace(rel);
+	relkind = rel->rd_rel->relkind;
+	relam = rel->rd_rel->relam;
+	RelationClose(rel);
+
+	if (pending->kind == SLIM_PENDING_CREATE)
+	{
+		if (pending->applied ||
+			strcmp(relname, pending->relation->relname) != 0 ||
+			relnamespace != RangeVarGetCreationNamespace(pending->relation))
+			return;
+		pending->applied = true;
+		slim_check_target(relname, relkind, relam);
+	}
+	else
+	{
+		char		newheap[NAMEDATALEN];
+
+		/* make_new_heap() names the new heap after the old one's OID */
+		snprintf(newheap, sizeof(newheap), "pg_temp_%u", pending->relid);
+		if (strcmp(relname, newheap) != 0 || pending->entries == NIL)
+			return;
+	}
+
+	/*
+	 * Make the new pg_class row visible so it can be updated.  heap.c allows
+	 * this here: StoreConstraints(), called right after this hook, may do
+	 * the same.
+	 */
+	CommandCounterIncrement();
+	(void) slim_store_entries(relid, pending->entries);
+}
+
+static void
+slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				   int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+
+	if (access == OAT_POST_CREATE && classId == RelationRelationId &&
+		subId == 0 && slim_pending != NULL)
+		slim_relation_created(objectId);
+}
+
+/*
+ * Where a creating statement keeps its WITH list.  Also returns the name of
+ * the relation, whether the statement skips an existing one (IF NOT EXISTS)
+ * and whether it always creates it (EXPLAIN without ANALYZE does not).
+ */
+static List **
+slim_create_options(Node *parsetree, RangeVar **relation,
+					bool *if_not_exists, bool *creates)
+{
+	CreateTableAsStmt *ctas;
+
+	*creates = true;
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+			{
+				CreateStmt *stmt = (CreateStmt *) parsetree;
+
+				*relation = stmt->relation;
+				*if_not_exists = stmt->if_not_exists;
+				return &stmt->options;
+			}
+		case T_CreateTableAsStmt:
+			ctas = (CreateTableAsStmt *) parsetree;
+			break;
+		case T_ExplainStmt:
+			{
+				Query	   *query = (Query *) ((ExplainStmt *) parsetree)->query;
+
+				if (!IsA(query, Query) || query->commandType != CMD_UTILITY ||
+					!IsA(query->utilityStmt, CreateTableAsStmt))
+					return NULL;
+				ctas = (CreateTableAsStmt *) query->utilityStmt;
+				*creates = false;
+				break;
+			}
+		default:
+			return NULL;
+	}
+	*relation = ctas->into->rel;
+	*if_not_exists = ctas->if_not_exists;
+	return &ctas->into->options;
+}
+
+/*
+ * CREATE TABLE (also PARTITION OF), CREATE TABLE AS, CREATE MATERIALIZED
+ * VIEW, EXPLAIN ANALYZE CREATE TABLE AS: check our options, run the statement
+ * without them, and store them when core creates the relation.  CREATE ... IF
+ * NOT EXISTS on an existing relation creates nothing and stores nothing.
+ */
+static void
+slim_create(const SlimUtilityCall *call)
+{
+	RangeVar   *relation;
+	bool		if_not_exists;
+	bool		creates;
+	List	  **options;
+	List	   *others;
+	PlannedStmt *pstmt;
+	SlimPending pending;
+
+	options = slim_create_options(call->pstmt->utilityStmt, &relation,
+								  &if_not_exists, &creates);
+	if (options == NULL || !slim_list_has_option(*options))
+	{
+		slim_run_core(call, call->pstmt);
+		return;
+	}
+
+	pstmt = copyObject(call->pstmt);
+	options = slim_create_options(pstmt->utilityStmt, &relation,
+								  &if_not_exists, &creates);
+
+	pending.kind = SLIM_PENDING_CREATE;
+	pending.relation = relation;
+	pending.relid = InvalidOid;
+	pending.entries = slim_option_entries(*options, false);
+	pending.applied = false;
+	(void) slim_split_options(*options, &others);
+	*options = others;
+
+	slim_run_core_pending(call, pstmt, &pending);
+
+	if (creates && !if_not_exists && !pending.applied)
+		elog(ERROR, "slimheap options were not stored: relation \"%s\" was not seen being created",
+			 relation->relname);
+}
+
+/*
+ * CREATE VIEW and CREATE INDEX accept reloptions too, none of ours.
+ */
+static void
+slim_refuse_options(const SlimUtilityCall *call, const List *options,
+					const char *relname, char relkind)
+{
+	if (slim_list_has_option(options))
+	{
+		if (relname != NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("cannot set slimheap options on \"%s\"", relname),
+					 errdetail_relkind_not_supported(relkind)));
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot set slimheap options on an index"),
+				 errdetail_relkind_not_supported(relkind)));
+	}
+	slim_run_core(call, call->pstmt);
+}
+
+/*
+ * ALTER TABLE / ALTER MATERIALIZED VIEW (/ VIEW / INDEX) with SET (...),
+ * RESET (...) or SET ACCESS METHOD, when the statement names slimheap
+ * options or the relation carries some.
+ */
+static void
+slim_alter(const SlimUtilityCall *call)
+{
+	AlterTableStmt *stmt = (AlterTableStmt *) call->pstmt->utilityStmt;
+	PlannedStmt *pstmt = call->pstmt;
+	bool		touches_options = false;
+	bool		has_ours = false;
+	const char *new_am = NULL;
+	List	   *changes = NIL;
+	ListCell   *lc;
+	LOCKMODE	lockmode;
+	Oid			relid;
+	Relation	rel;
+	char		relname[NAMEDATALEN];
+	char		relkind;
+	Oid			relam;
+	List	   *stored;
+	List	   *entries;
+	SlimPending pending;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetRelOptions ||
+			cmd->subtype == AT_ResetRelOptions)
+		{
+			touches_options = true;
+			has_ours |= slim_list_has_option((List *) cmd->def);
+		}
+		else if (cmd->subtype == AT_SetAccessMethod)
+			touches_options = true;
+	}
+	if (!touches_options)
+	{
+		slim_run_core(call, pstmt);
+		return;
+	}
+
+	/* core's statement: ours taken out, subcommands left empty dropped */
+	if (has_ours)
+	{
+		List	   *cmds = NIL;
+
+		pstmt = copyObject(call->pstmt);
+		stmt = (AlterTableStmt *) pstmt->utilityStmt;
+		foreach(lc, stmt->cmds)
+		{
+			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+			if (cmd->subtype == AT_SetRelOptions ||
+				cmd->subtype == AT_ResetRelOptions)
+			{
+				List	   *others;
+				List	   *ours = slim_split_options((List *) cmd->def, &others);
+
+				if (ours != NIL)
+				{
+					SlimChange *change = palloc(sizeof(SlimChange));
+
+					change->defs = ours;
+					change->is_reset = cmd->subtype == AT_ResetRelOptions;
+					changes = lappend(changes, change);
+					if (others == NIL)
+						continue;
+					cmd->def = (Node *) others;
+				}
+			}
+			cmds = lappend(cmds, cmd);
+		}
+		stmt->cmds = cmds;
+	}
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		/* no name: SET ACCESS METHOD DEFAULT (PostgreSQL 17 and later) */
+		if (cmd->subtype == AT_SetAccessMethod)
+			new_am = cmd->name != NULL ? cmd->name : default_table_access_method;
+	}
+
+	/*
+	 * Core's lookup, with its permission and object type checks, and the
+	 * lock core itself would take (at least ShareUpdateExclusiveLock, what
+	 * core's SET (fillfactor = ...) takes): a change of options affects only
+	 * rows written later.
+	 */
+	lockmode = AlterTableGetLockLevel(stmt->cmds);
+	relid = AlterTableLookupRelation(stmt, lockmode);
+	if (!OidIsValid(relid))
+	{
+		/* IF EXISTS: core reports the missing relation */
+		slim_run_core(call, pstmt);
+		return;
+	}
+
+	stored = slim_stored_entries(relid);
+	if (!has_ours && stored == NIL)
+	{
+		slim_run_core(call, pstmt);
+		return;
+	}
+
+	rel = relation_open(relid, NoLock);
+	strlcpy(relname, RelationGetRelationName(rel), sizeof(relname));
+	relkind = rel->rd_rel->relkind;
+	relam = rel->rd_rel->relam;
+	relation_close(rel, NoLock);
+	if (new_am != NULL)
+		relam = get_table_am_oid(new_am, false);
+
+	/* the final entries: the stored ones with SET and RESET applied */
+	entries = stored;
+	foreach(lc, changes)
+	{
+		SlimChange *change = lfirst(lc);
+		ListCell   *le;
+
+		/* RESET may clean a table of entries left behind, see below */
+		if (!change->is_reset ||
+			(relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW))
+			slim_check_target(relname, relkind, relam);
+		foreach(le, slim_option_entries(change->defs, change->is_reset))
+			entries = slim_apply_entry(entries, lfirst(le), change->is_reset);
+	}
+
+	/*
+	 * Only slimheap tables keep entries: leaving slimheap drops them, and so
+	 * does any SET or RESET on a table that has some without using slimheap
+	 * (left by a session without the library), so core accepts the table
+	 * again.
+	 */
+	if (!(relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) ||
+		!slim_am_is_slimheap(relam))
+		entries = NIL;
+
+	/* core validates its SET and RESET against the whole stored array */
+	if (stored != NIL)
+		(void) slim_store_entries(relid, NIL);
+
+	pending.kind = SLIM_PENDING_REWRITE;
+	pending.relation = NULL;
+	pending.relid = relid;
+	pending.entries = entries;
+	pending.applied = false;
+	slim_run_core_pending(call, pstmt, &pending);
+
+	(void) slim_store_entries(relid, entries);
+	if (has_ours)
+		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+}
+
+static void
+slim_dispatch(const SlimUtilityCall *call)
+{
+	Node	   *parsetree = call->pstmt->utilityStmt;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+		case T_CreateTableAsStmt:
+		case T_ExplainStmt:
+			slim_create(call);
+			break;
+		case T_AlterTableStmt:
+			slim_alter(call);
+			break;
+		case T_ViewStmt:
+			{
+				ViewStmt   *stmt = (ViewStmt *) parsetree;
+
+				slim_refuse_options(call, stmt->options, stmt->view->relname,
+									RELKIND_VIEW);
+				break;
+			}
+		case T_IndexStmt:
+			{
+				IndexStmt  *stmt = (IndexStmt *) parsetree;
+
+				slim_refuse_options(call, stmt->options, stmt->idxname,
+									RELKIND_INDEX);
+				break;
+			}
+		default:
+			slim_run_core(call, call->pstmt);
+			break;
+	}
+}
+
+static void
+slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					bool readOnlyTree, ProcessUtilityContext context,
+					ParamListInfo params, QueryEnvironment *queryEnv,
+					DestReceiver *dest, QueryCompletion *qc)
+{
+	SlimUtilityCall call;
+	SlimPending *outer = slim_pending;
+
+	call.pstmt = pstmt;
+	call.queryString = queryString;
+	call.readOnlyTree = readOnlyTree;
+	call.context = context;
+	call.params = params;
+	call.queryEnv = queryEnv;
+	call.dest = dest;
+	call.qc = qc;
+
+	/*
+	 * A statement run while one of ours is under way (a serial column's
+	 * CREATE SEQUENCE, DDL of an event trigger) is not what the pending
+	 * entries are for.
+	 */
+	slim_pending = NULL;
+	slim_hook_depth++;
+	PG_TRY();
+	{
+		slim_dispatch(&call);
+	}
+	PG_FINALLY();
+	{
+		slim_hook_depth--;
+		slim_pending = outer;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Event trigger support: whether a statement needs the hook, i.e. names
+ * slimheap options, or changes the options or access method of a relation
+ * that has some stored.
+ */
+static bool
+slim_relation_has_entries(const RangeVar *relation)
+{
+	Oid			relid = RangeVarGetRelid(relation, NoLock, true);
+
+	return OidIsValid(relid) && slim_stored_entries(relid) != NIL;
+}
+
+static bool
+slim_statement_needs_hook(Node *parsetree)
+{
+	ListCell   *lc;
+	bool		touches_options = false;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+			return slim_list_has_option(((CreateStmt *) parsetree)->options);
+		case T_CreateTableAsStmt:
+			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options);
+		case T_ViewStmt:
+			return slim_list_has_option(((ViewStmt *) parsetree)->options);
+		case T_IndexStmt:
+			return slim_list_has_option(((IndexStmt *) parsetree)->options);
+		case T_CreateSchemaStmt:
+			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
+			{
+				if (slim_statement_needs_hook(lfirst(lc)))
+					return true;
+			}
+			return false;
+		case T_AlterTableStmt:
+			foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+			{
+				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+				if (cmd->subtype == AT_SetRelOptions ||
+					cmd->subtype == AT_ResetRelOptions)
+				{
+					if (slim_list_has_option((List *) cmd->def))
+						return true;
+					touches_options = true;
+				}
+				else if (cmd->subtype == AT_SetAccessMethod)
+					touches_options = true;
+			}
+			return touches_options &&
+				slim_relation_has_entries(((AlterTableStmt *) parsetree)->relation);
+		default:
+			return false;
+	}
+}
+
+/*
+ * ddl_command_start event trigger created by the extension script.  In a
+ * session that had the library loaded when the statement started, the hook
+ * runs the statement and there is nothing to check.  Otherwise calling this
+ * function has just loaded the library, too late for this statement: core
+ * would reject our options with an obscure message, or, for SET ACCESS
+ * METHOD heap, keep entries on the table that core cannot validate.
+ */
+Datum
+slimheap_options_guard(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trigdata;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"slimheap_options_guard\" must be fired by an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+
+	if (slim_hook_depth == 0 && slim_statement_needs_hook(trigdata->parsetree))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
+				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
+				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
+
+	PG_RETURN_VOID();
+}
+
+void
+slim_options_ddl_init(void)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = slim_ProcessUtility;
+	prev_object_access = object_access_hook;
+	object_access_hook = slim_object_access;
+}

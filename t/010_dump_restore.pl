@@ -1,0 +1,183 @@
+
+# slimheap tables in every null_bitmap mode survive pg_dump | psql and
+# pg_dump -Fc | pg_restore -j 2 into new databases: same options, same rows,
+# and the same row forms (natts of every stored tuple, read with
+# pageinspect), in the same physical order.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('dump_restore');
+$node->init;
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'slimheap'");
+$node->start;
+
+$node->safe_psql('postgres', 'CREATE DATABASE src');
+
+# 12 columns; rows whose trailing NULLs start at different places, so that
+# 'truncate' rows have 1 to 12 attributes and 'full' rows always 12
+my $columns = join(', ', map { "c$_ int" } 2 .. 11);
+my $values = q{
+  SELECT i, CASE WHEN i % 11 >= 1 THEN i END,
+         CASE WHEN i % 11 >= 2 THEN i END, CASE WHEN i % 11 >= 3 THEN i END,
+         CASE WHEN i % 11 >= 4 THEN i END, CASE WHEN i % 11 >= 5 THEN i END,
+         CASE WHEN i % 11 >= 6 THEN i END, CASE WHEN i % 11 >= 7 THEN i END,
+         CASE WHEN i % 11 >= 8 THEN i END, CASE WHEN i % 11 >= 9 THEN i END,
+         CASE WHEN i % 11 >= 10 THEN i END,
+         CASE WHEN i % 3 = 0 THEN repeat('x', i % 50) END
+  FROM generate_series(1, 500) i
+};
+
+$node->safe_psql(
+	'src', qq{
+CREATE EXTENSION slimheap;
+CREATE EXTENSION pageinspect;
+
+CREATE TABLE t_full (id int, $columns, t text)
+  USING slimheap WITH (slimheap.null_bitmap = full, fillfactor = 90);
+CREATE TABLE t_truncate (id int, $columns, t text)
+  USING slimheap WITH (slimheap.null_bitmap = truncate);
+CREATE TABLE t_default (id int, $columns, t text) USING slimheap;
+CREATE TABLE t_core_only (id int, $columns, t text)
+  USING slimheap WITH (fillfactor = 70, autovacuum_enabled = false);
+CREATE TABLE t_later_full (id int, $columns, t text) USING slimheap;
+ALTER TABLE t_later_full SET (slimheap.null_bitmap = full, fillfactor = 80);
+
+CREATE TABLE p (id int, $columns, t text) PARTITION BY RANGE (id);
+CREATE TABLE p_full PARTITION OF p FOR VALUES FROM (1) TO (250)
+  USING slimheap WITH (slimheap.null_bitmap = full);
+CREATE TABLE p_truncate PARTITION OF p FOR VALUES FROM (250) TO (1000)
+  USING slimheap WITH (slimheap.null_bitmap = truncate);
+
+INSERT INTO t_full $values;
+INSERT INTO t_truncate $values;
+INSERT INTO t_default $values;
+INSERT INTO t_core_only $values;
+INSERT INTO t_later_full $values;
+INSERT INTO p $values;
+
+CREATE TABLE t_ctas USING slimheap WITH (slimheap.null_bitmap = full)
+  AS SELECT * FROM t_truncate ORDER BY id;
+CREATE MATERIALIZED VIEW mv_full USING slimheap
+  WITH (slimheap.null_bitmap = full) AS SELECT * FROM t_truncate ORDER BY id;
+
+CREATE TABLE t_converted (id int, $columns, t text) WITH (fillfactor = 85);
+INSERT INTO t_converted $values;
+ALTER TABLE t_converted SET ACCESS METHOD slimheap,
+  SET (slimheap.null_bitmap = full);
+});
+
+# every relation with storage: access method and reloptions
+my $catalog_sql = q{
+  SELECT c.relname || ' ' || coalesce(a.amname, '-') || ' ' ||
+         coalesce(c.reloptions::text, '-')
+  FROM pg_class c LEFT JOIN pg_am a ON a.oid = c.relam
+  WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'm', 'p')
+  ORDER BY c.relname
+};
+
+my @tables = qw(t_full t_truncate t_default t_core_only t_later_full
+  p_full p_truncate t_ctas mv_full t_converted);
+
+# rows in physical order, and the natts of every stored tuple in that order
+sub fingerprint
+{
+	my ($db) = @_;
+	my %fp = (catalog => $node->safe_psql($db, $catalog_sql));
+
+	foreach my $rel (@tables)
+	{
+		$fp{"$rel rows"} = $node->safe_psql($db,
+			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
+		$fp{"$rel forms"} = $node->safe_psql(
+			$db, qq{
+			SELECT string_agg((t_infomask2 & 2047)::text, ',' ORDER BY b, lp)
+			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
+			     heap_page_items(get_raw_page('$rel', b::int))
+			WHERE lp_flags = 1});
+	}
+	return \%fp;
+}
+
+my $source = fingerprint('src');
+
+# the source is what the test says it is: truncated rows where asked for,
+# heap's 12 attributes in every row of the 'full' tables
+is( $node->safe_psql('src',
+		"SELECT count(DISTINCT t_infomask2 & 2047) FROM heap_page_items(get_raw_page('t_truncate', 0))"),
+	'12',
+	'truncate rows have 1 to 12 attributes');
+foreach my $rel (qw(t_full t_later_full p_full t_ctas mv_full t_converted))
+{
+	unlike($source->{"$rel forms"}, qr/\b(?!12\b)\d+\b/,
+		"$rel stores every row with 12 attributes");
+}
+like($source->{catalog}, qr/^t_full slimheap \{slimheap.null_bitmap=full,fillfactor=90\}$/m,
+	'options are in pg_class.reloptions');
+
+# plain format through psql
+my $plain = $node->basedir . '/src.sql';
+$node->command_ok([ 'pg_dump', '-d', $node->connstr('src'), '-f', $plain ],
+	'pg_dump plain');
+my $dump = slurp_file($plain);
+like($dump, qr/WITH \("slimheap\.null_bitmap"='full', fillfactor='90'\)/,
+	'pg_dump writes the option as one quoted name');
+like($dump, qr/WITH \("slimheap\.null_bitmap"=truncate\)/,
+	'pg_dump leaves a value unquoted when it can');
+
+$node->safe_psql('postgres', 'CREATE DATABASE dst_plain');
+$node->command_ok(
+	[
+		'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1',
+		'-d', $node->connstr('dst_plain'), '-f', $plain
+	],
+	'restore plain dump with psql');
+
+# custom format through a parallel pg_restore
+my $custom = $node->basedir . '/src.dump';
+$node->command_ok(
+	[ 'pg_dump', '-Fc', '-d', $node->connstr('src'), '-f', $custom ],
+	'pg_dump custom format');
+$node->safe_psql('postgres', 'CREATE DATABASE dst_custom');
+my ($stdout, $stderr);
+my $ok = IPC::Run::run(
+	[
+		'pg_restore', '-j', '2', '--exit-on-error',
+		'-d', $node->connstr('dst_custom'), $custom
+	],
+	'>', \$stdout, '2>', \$stderr);
+ok($ok, 'pg_restore -j 2');
+is($stderr, '', 'pg_restore reports no error');
+
+foreach my $db (qw(dst_plain dst_custom))
+{
+	my $restored = fingerprint($db);
+	is($restored->{catalog}, $source->{catalog},
+		"$db: same access methods and options");
+	foreach my $rel (@tables)
+	{
+		is($restored->{"$rel rows"}, $source->{"$rel rows"},
+			"$db: $rel has the same rows");
+		is($restored->{"$rel forms"}, $source->{"$rel forms"},
+			"$db: $rel has the same row forms");
+	}
+
+	# the restored options drive new rows too
+	$node->safe_psql($db,
+		"INSERT INTO t_full (id) VALUES (0); INSERT INTO t_truncate (id) VALUES (0)");
+	is( $node->safe_psql(
+			$db, q{
+			SELECT (SELECT t_infomask2 & 2047 FROM t_full, heap_page_items(get_raw_page('t_full', (ctid::text::point)[0]::int))
+			        WHERE id = 0 AND t_ctid = ctid) || ',' ||
+			       (SELECT t_infomask2 & 2047 FROM t_truncate, heap_page_items(get_raw_page('t_truncate', (ctid::text::point)[0]::int))
+			        WHERE id = 0 AND t_ctid = ctid)}),
+		'12,1',
+		"$db: new rows follow the restored options");
+}
+
+$node->stop;
+done_testing();
