@@ -55,6 +55,21 @@ slim_slot_keeps_tuple(TupleTableSlot *slot)
 	return TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
 }
 
+/*
+ * Hand a freshly formed tuple to a slot that keeps it, and return the tuple
+ * the slot now holds: that is the one heap must write.  A buffer-heap slot
+ * (what table_slot_create() makes for slimheap tables) stores a copy and
+ * frees the tuple it is given, so the pointer passed in is dangling once
+ * ExecForceStoreHeapTuple() returns; and only the slot's own copy gets the
+ * header (xmin, cmin, ctid) that RETURNING reads.
+ */
+static HeapTuple
+slim_store_in_slot(HeapTuple tuple, TupleTableSlot *slot)
+{
+	ExecForceStoreHeapTuple(tuple, slot, true);
+	return ExecFetchSlotHeapTuple(slot, false, NULL);
+}
+
 static void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  int options, BulkInsertState bistate)
@@ -63,7 +78,7 @@ slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	bool		keep = slim_slot_keeps_tuple(slot);
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -83,7 +98,7 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 	bool		keep = slim_slot_keeps_tuple(slot);
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -143,7 +158,7 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TM_Result	result;
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
