@@ -203,6 +203,40 @@ SELECT t.*, s.natts FROM alt_s t JOIN twin.stored('alt_s') s ON s.tid = t.ctid O
 SELECT * FROM twin.storage('alt_h', 'alt_s', 'id');
 
 --
+-- ADD COLUMN ... DEFAULT inside a transaction, a savepoint rolled back, and
+-- a transaction rolled back: the rows written in between must follow the
+-- columns as they are at that moment (the cached T1 floor is invalidated)
+--
+CREATE TABLE tx_h (id int, a int) USING heap;
+CREATE TABLE tx_s (id int, a int) USING slimheap;
+INSERT INTO tx_h VALUES (1, 1);
+INSERT INTO tx_s VALUES (1, 1);
+BEGIN;
+ALTER TABLE tx_h ADD COLUMN d int DEFAULT 5;
+ALTER TABLE tx_s ADD COLUMN d int DEFAULT 5;
+INSERT INTO tx_h VALUES (2, NULL, NULL);
+INSERT INTO tx_s VALUES (2, NULL, NULL);
+SAVEPOINT sp;
+ALTER TABLE tx_h ADD COLUMN e int DEFAULT 6;
+ALTER TABLE tx_s ADD COLUMN e int DEFAULT 6;
+INSERT INTO tx_h VALUES (3, NULL, NULL, NULL);
+INSERT INTO tx_s VALUES (3, NULL, NULL, NULL);
+ROLLBACK TO sp;
+INSERT INTO tx_h VALUES (4, NULL, NULL);
+INSERT INTO tx_s VALUES (4, NULL, NULL);
+COMMIT;
+BEGIN;
+ALTER TABLE tx_h ADD COLUMN f int DEFAULT 7;
+ALTER TABLE tx_s ADD COLUMN f int DEFAULT 7;
+INSERT INTO tx_h VALUES (5, NULL, NULL, NULL);
+INSERT INTO tx_s VALUES (5, NULL, NULL, NULL);
+ROLLBACK;
+INSERT INTO tx_h VALUES (6, NULL, NULL);
+INSERT INTO tx_s VALUES (6, NULL, NULL);
+SELECT t.*, s.natts FROM tx_s t JOIN twin.stored('tx_s') s ON s.tid = t.ctid ORDER BY id;
+SELECT * FROM twin.compare('tx_h', 'tx_s');
+
+--
 -- DROP COLUMN: a middle and a trailing column; dropped columns are stored
 -- as NULL by later writes and rewrites
 --
