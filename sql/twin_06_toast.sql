@@ -116,6 +116,48 @@ VACUUM tst_s;
 SELECT toast_chunks('tst_h') AS heap_chunks, toast_chunks('tst_s') AS slim_chunks;
 SELECT * FROM twin.compare('tst_h', 'tst_s');
 
+--
+-- Rows near the TOAST threshold.  heap runs the toaster on a row longer
+-- than TOAST_TUPLE_THRESHOLD (2032 bytes): it compresses its values or
+-- moves them out of line.  With 400 mostly NULL columns heap's header is 56
+-- bytes longer than slimheap's, so some rows are over the threshold in
+-- heap's form and under it in slimheap's; slimheap must not store them
+-- longer than heap does.
+--
+CREATE TABLE near_h (id int, t text) USING heap;
+CREATE TABLE near_s (id int, t text) USING slimheap;
+DO $$
+DECLARE
+	t text;
+BEGIN
+	FOREACH t IN ARRAY ARRAY['near_h', 'near_s'] LOOP
+		EXECUTE format('ALTER TABLE %s %s', t,
+					   (SELECT string_agg(format('ADD COLUMN c%s int', i), ', ')
+						FROM generate_series(1, 400) AS i));
+	END LOOP;
+END
+$$;
+CREATE TABLE near_vals (id int, t text);
+INSERT INTO near_vals VALUES
+  (1, repeat('ab', 980)),                                                -- compressible, 1960 bytes
+  (2, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 62) AS i)),  -- incompressible, 1984
+  (3, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 60) AS i)),  -- incompressible, 1920
+  (4, repeat('ab', 700));                                                -- compressible, 1400
+INSERT INTO near_h (id, t) SELECT id, t FROM near_vals;
+INSERT INTO near_s (id, t) SELECT id, t FROM near_vals;
+-- and the same values reached by an UPDATE
+INSERT INTO near_h (id, t) SELECT id + 10, 'short' FROM near_vals;
+INSERT INTO near_s (id, t) SELECT id + 10, 'short' FROM near_vals;
+UPDATE near_h n SET t = v.t FROM near_vals v WHERE n.id = v.id + 10;
+UPDATE near_s n SET t = v.t FROM near_vals v WHERE n.id = v.id + 10;
+SELECT hs.id, length(hs.t) AS length, hst.natts AS heap_natts, hst.len AS heap_len,
+       sst.natts AS slim_natts, sst.len AS slim_len
+FROM near_h hs JOIN twin.stored('near_h') hst ON hst.tid = hs.ctid
+JOIN near_s ss ON ss.id = hs.id JOIN twin.stored('near_s') sst ON sst.tid = ss.ctid
+ORDER BY hs.id;
+SELECT * FROM twin.compare('near_h', 'near_s');
+SELECT * FROM twin.storage('near_h', 'near_s', 'id');
+
 SET client_min_messages = warning;
 DROP SCHEMA twin_toast CASCADE;
 RESET client_min_messages;
