@@ -16,8 +16,10 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/tupdesc_details.h"
+#include "catalog/pg_type.h"
 
 #include "slimheap.h"
 
@@ -77,7 +79,9 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;
-	bool		hasnull = false;
+	bool		hasnull = false;	/* a stored attribute is NULL */
+	bool		anynull = false;	/* any attribute is NULL */
+	bool		toastable = false;	/* a value the toaster may act on */
 	Size		hoff;
 	Size		data_len;
 	HeapTuple	tuple;
@@ -95,13 +99,17 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 						natts, MaxTupleAttributeNumber)));
 
 	stored_natts = slim_stored_natts(tupdesc, isnull, min_natts);
-	for (i = 0; i < stored_natts; i++)
+	for (i = 0; i < natts; i++)
 	{
 		if (isnull[i])
 		{
-			hasnull = true;
-			break;
+			if (i < stored_natts)
+				hasnull = true;
+			anynull = true;
 		}
+		else if (TupleDescAttr(tupdesc, i)->attlen == -1 &&
+				 TupleDescAttr(tupdesc, i)->attstorage != TYPSTORAGE_PLAIN)
+			toastable = true;
 	}
 
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
@@ -112,6 +120,25 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	/* trailing NULLs add nothing here, so the full descriptor is fine */
 	data_len = heap_compute_data_size(tupdesc, (Datum *) values,
 									  (bool *) isnull);
+
+	/*
+	 * heap_insert(), heap_update() and the rewrite of CLUSTER run the toaster
+	 * on rows longer than TOAST_TUPLE_THRESHOLD, and it compresses or moves
+	 * out their values.  A row over the threshold in heap's form but under it
+	 * in ours would escape the toaster and be stored longer than heap stores
+	 * it, so give such a row heap's form and let it be toasted as heap's
+	 * would.  (The toaster re-forms any row it changes with the full bitmap,
+	 * so a row over the threshold in both forms ends up like heap's anyway.)
+	 */
+	if (toastable && hoff + data_len <= TOAST_TUPLE_THRESHOLD)
+	{
+		Size		heap_hoff = offsetof(HeapTupleHeaderData, t_bits);
+
+		if (anynull)
+			heap_hoff += BITMAPLEN(natts);
+		if (MAXALIGN(heap_hoff) + data_len > TOAST_TUPLE_THRESHOLD)
+			return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
+	}
 
 	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + hoff + data_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);

@@ -1,0 +1,134 @@
+--
+-- Stored form of slimheap rows, read back with pageinspect, next to the heap
+-- twin's.  Rules of the "truncate" form (the default): natts stops at the
+-- last non-NULL attribute (or at the last column with a fast default), the
+-- bitmap covers only the stored attributes and is left out when none of them
+-- is NULL; t_hoff = MAXALIGN(23 + bitmap bytes).
+--
+CREATE SCHEMA twin_storage;
+SET search_path = twin_storage, public;
+
+--
+-- W1 of WORKLOADS.md: 800 nullable int4 columns, the first 50 set.
+--
+DO $$
+DECLARE
+	am text;
+BEGIN
+	FOREACH am IN ARRAY ARRAY['heap', 'slimheap'] LOOP
+		EXECUTE format('CREATE TABLE w1_%s (%s) USING %s', left(am, 1),
+					   (SELECT string_agg(format('c%s int4', i), ', ')
+						FROM generate_series(1, 800) AS i), am);
+		EXECUTE format('INSERT INTO w1_%s (%s) SELECT %s FROM generate_series(1, 100) AS g',
+					   left(am, 1),
+					   (SELECT string_agg(format('c%s', i), ', ')
+						FROM generate_series(1, 50) AS i),
+					   (SELECT string_agg(format('g * 1000 + %s', i), ', ')
+						FROM generate_series(1, 50) AS i));
+	END LOOP;
+END
+$$;
+-- every W1 row: slimheap natts 50, t_hoff 24, 224 bytes; heap 800, 128, 328
+SELECT 'heap' AS am, natts, hoff, len, bits IS NULL AS no_bitmap, count(*)
+FROM w1_h t JOIN twin.stored('w1_h') s ON s.tid = t.ctid
+GROUP BY 1, 2, 3, 4, 5
+UNION ALL
+SELECT 'slimheap', natts, hoff, len, bits IS NULL, count(*)
+FROM w1_s t JOIN twin.stored('w1_s') s ON s.tid = t.ctid
+GROUP BY 1, 2, 3, 4, 5
+ORDER BY 1;
+SELECT * FROM twin.compare('w1_h', 'w1_s');
+SELECT * FROM twin.storage('w1_h', 'w1_s', 'c1');
+SELECT * FROM twin.same_data('w1_h', 'w1_s', 'c1');
+SELECT * FROM twin.natts_rule('w1_s');
+SELECT sum(c50) AS sum_c50, count(c51) AS count_c51, count(c800) AS count_c800,
+       count(*) FILTER (WHERE c1 = c50 - 49) AS c1_to_c50_ok
+FROM w1_s;
+-- 24 heap rows fit in a page, 35 slimheap rows
+SELECT pg_relation_size('w1_h') / 8192 AS heap_pages, pg_relation_size('w1_s') / 8192 AS slim_pages;
+
+--
+-- One row per shape, 100 int4 columns (k is the first).  Expected slimheap
+-- form: see the comment of each row.
+--
+DO $$
+DECLARE
+	t text;
+BEGIN
+	CREATE TABLE shape_h (k int4) USING heap;
+	CREATE TABLE shape_s (k int4) USING slimheap;
+	FOREACH t IN ARRAY ARRAY['shape_h', 'shape_s'] LOOP
+		EXECUTE format('ALTER TABLE %s %s', t,
+					   (SELECT string_agg(format('ADD COLUMN c%s int4', i), ', ')
+						FROM generate_series(2, 100) AS i));
+		EXECUTE format($i$
+INSERT INTO %1$s (k) VALUES (1);                -- natts 1, no bitmap
+INSERT INTO %1$s (k, c70) VALUES (2, 70);       -- natts 70, 9 bitmap bytes: t_hoff 32
+INSERT INTO %1$s SELECT 3, %2$s;                -- all 100 set: like heap
+INSERT INTO %1$s (k, c100) VALUES (4, 100);     -- last set: like heap
+INSERT INTO %1$s (k, c2, c3, c4, c5, c6, c7, c8)
+  VALUES (5, 2, 3, 4, 5, 6, 7, 8);              -- natts 8, no bitmap
+INSERT INTO %1$s (k, c3) VALUES (6, 3);         -- natts 3, bitmap 101
+INSERT INTO %1$s (k, c8) VALUES (7, 8);         -- natts 8, 1 bitmap byte: t_hoff 24
+INSERT INTO %1$s (k, c9) VALUES (8, 9);         -- natts 9, 2 bitmap bytes: t_hoff 32
+INSERT INTO %1$s (k, c72) VALUES (9, 72);       -- natts 72, 9 bitmap bytes: t_hoff 32
+INSERT INTO %1$s (k, c73) VALUES (10, 73);      -- natts 73, 10 bitmap bytes: t_hoff 40
+INSERT INTO %1$s (k, c2) VALUES (11, NULL);     -- explicit NULL, trailing: natts 1
+$i$, t, (SELECT string_agg(i::text, ', ') FROM generate_series(2, 100) AS i));
+	END LOOP;
+END
+$$;
+SELECT st.k, ss.natts, ss.hoff, ss.len, ss.bits,
+       hs.natts AS heap_natts, hs.hoff AS heap_hoff, hs.len AS heap_len
+FROM shape_s st JOIN twin.stored('shape_s') ss ON ss.tid = st.ctid
+JOIN shape_h ht ON ht.k = st.k JOIN twin.stored('shape_h') hs ON hs.tid = ht.ctid
+ORDER BY st.k;
+SELECT * FROM twin.compare('shape_h', 'shape_s');
+SELECT * FROM twin.storage('shape_h', 'shape_s', 'k');
+SELECT * FROM twin.same_data('shape_h', 'shape_s', 'k');
+SELECT * FROM twin.natts_rule('shape_s');
+
+--
+-- A row of NULLs only: natts 0, no bitmap, nothing but the header.
+--
+CREATE TABLE nulls_h (a int, b text, c int8) USING heap;
+CREATE TABLE nulls_s (a int, b text, c int8) USING slimheap;
+INSERT INTO nulls_h VALUES (NULL, NULL, NULL);
+INSERT INTO nulls_s VALUES (NULL, NULL, NULL);
+SELECT 'heap' AS am, natts, hoff, len, bits, data
+FROM nulls_h t JOIN twin.stored('nulls_h') s ON s.tid = t.ctid
+UNION ALL
+SELECT 'slimheap', natts, hoff, len, bits, data
+FROM nulls_s t JOIN twin.stored('nulls_s') s ON s.tid = t.ctid
+ORDER BY 1;
+SELECT a, b, c, t IS NULL AS all_null FROM nulls_s t;
+
+--
+-- Fast defaults (invariant T1): a NULL stored in a column that has a
+-- non-NULL missing value must be kept, or readers would return the default.
+--
+CREATE TABLE fd_h (k int, a int) USING heap;
+CREATE TABLE fd_s (k int, a int) USING slimheap;
+INSERT INTO fd_h VALUES (1, NULL), (2, 2);
+INSERT INTO fd_s VALUES (1, NULL), (2, 2);
+ALTER TABLE fd_h ADD COLUMN d int DEFAULT 7;
+ALTER TABLE fd_s ADD COLUMN d int DEFAULT 7;
+ALTER TABLE fd_h ADD COLUMN e int;
+ALTER TABLE fd_s ADD COLUMN e int;
+INSERT INTO fd_h VALUES (3, NULL, NULL, NULL), (4, 4, NULL, NULL), (5, NULL, DEFAULT, NULL), (6, 6, 6, 6);
+INSERT INTO fd_s VALUES (3, NULL, NULL, NULL), (4, 4, NULL, NULL), (5, NULL, DEFAULT, NULL), (6, 6, 6, 6);
+INSERT INTO fd_h (k) VALUES (7);
+INSERT INTO fd_s (k) VALUES (7);
+-- rows 1, 2 predate d: natts 1 and 2, d reads 7.  Later rows store d
+-- (natts >= 3) even when NULL; e, which has no default, is left out when NULL
+
+SELECT st.k, st.a, st.d, st.e, ss.natts, ss.hoff, ss.len, ss.bits
+FROM fd_s st JOIN twin.stored('fd_s') ss ON ss.tid = st.ctid
+ORDER BY st.k;
+SELECT * FROM twin.compare('fd_h', 'fd_s');
+SELECT * FROM twin.storage('fd_h', 'fd_s', 'k');
+SELECT * FROM twin.same_data('fd_h', 'fd_s', 'k');
+
+SET client_min_messages = warning;
+DROP SCHEMA twin_storage CASCADE;
+RESET client_min_messages;
