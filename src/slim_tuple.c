@@ -62,6 +62,28 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 }
 
 /*
+ * Does the row hold a value the toaster could compress or move out of line?
+ * Only varlena attributes whose storage is not "plain" qualify; those past
+ * stored_natts are NULL.
+ */
+static bool
+slim_has_toastable_value(TupleDesc tupdesc, const bool *isnull,
+						 int stored_natts)
+{
+	int			i;
+
+	for (i = 0; i < stored_natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		if (!isnull[i] && att->attlen == -1 &&
+			att->attstorage != TYPSTORAGE_PLAIN)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Form a heap tuple from values and isnull arrays that match tupdesc.
  *
  * SLIM_NULL_BITMAP_FULL returns exactly what heap_form_tuple() returns.
@@ -79,9 +101,7 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;
-	bool		hasnull = false;	/* a stored attribute is NULL */
-	bool		anynull = false;	/* any attribute is NULL */
-	bool		toastable = false;	/* a value the toaster may act on */
+	bool		hasnull = false;
 	Size		hoff;
 	Size		data_len;
 	HeapTuple	tuple;
@@ -99,17 +119,13 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 						natts, MaxTupleAttributeNumber)));
 
 	stored_natts = slim_stored_natts(tupdesc, isnull, min_natts);
-	for (i = 0; i < natts; i++)
+	for (i = 0; i < stored_natts; i++)
 	{
 		if (isnull[i])
 		{
-			if (i < stored_natts)
-				hasnull = true;
-			anynull = true;
+			hasnull = true;
+			break;
 		}
-		else if (TupleDescAttr(tupdesc, i)->attlen == -1 &&
-				 TupleDescAttr(tupdesc, i)->attstorage != TYPSTORAGE_PLAIN)
-			toastable = true;
 	}
 
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
@@ -129,16 +145,15 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	 * it, so give such a row heap's form and let it be toasted as heap's
 	 * would.  (The toaster re-forms any row it changes with the full bitmap,
 	 * so a row over the threshold in both forms ends up like heap's anyway.)
+	 * Only a row with attributes left out has a shorter header than heap's,
+	 * and only a narrow band of lengths needs the look at its values.
 	 */
-	if (toastable && hoff + data_len <= TOAST_TUPLE_THRESHOLD)
-	{
-		Size		heap_hoff = offsetof(HeapTupleHeaderData, t_bits);
-
-		if (anynull)
-			heap_hoff += BITMAPLEN(natts);
-		if (MAXALIGN(heap_hoff) + data_len > TOAST_TUPLE_THRESHOLD)
-			return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
-	}
+	if (stored_natts < natts &&
+		hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
+		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
+		data_len > TOAST_TUPLE_THRESHOLD &&
+		slim_has_toastable_value(tupdesc, isnull, stored_natts))
+		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
 	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + hoff + data_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
