@@ -55,6 +55,20 @@ slim_slot_keeps_tuple(TupleTableSlot *slot)
 	return TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
 }
 
+/*
+ * Give a freshly formed tuple to a slot that keeps tuples, and return the
+ * tuple heap must write: the slot's own.  ExecForceStoreHeapTuple() keeps a
+ * heap-tuple slot's tuple as it is, but gives a buffer-heap slot (what
+ * table_slot_create() makes for heap-like tables) a copy and frees the
+ * original, so the formed tuple must not be used after it.
+ */
+static HeapTuple
+slim_store_in_slot(HeapTuple tuple, TupleTableSlot *slot)
+{
+	ExecForceStoreHeapTuple(tuple, slot, true);
+	return ExecFetchSlotHeapTuple(slot, false, NULL);
+}
+
 static void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  int options, BulkInsertState bistate)
@@ -63,7 +77,7 @@ slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 	bool		keep = slim_slot_keeps_tuple(slot);
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -83,7 +97,7 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 	bool		keep = slim_slot_keeps_tuple(slot);
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
@@ -143,7 +157,7 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	TM_Result	result;
 
 	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
+		tuple = slim_store_in_slot(tuple, slot);
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
