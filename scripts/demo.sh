@@ -150,7 +150,6 @@ SELECT format('stored row 1 of w1_%s: natts=%s t_hoff=%s lp_len=%s',
  ORDER BY am;
 SQL
 
-echo
 echo "(load times are from one run on a possibly busy machine; \`make bench\` measures)"
 as_pg "$BINDIR/pg_ctl" -D "$WORK/data" -m fast -w stop >/dev/null
 echo "== cluster stopped and removed"
