@@ -1,0 +1,102 @@
+#
+# SlimheapTest.pm: helpers shared by the TAP tests of t/.
+#
+# Nodes that preload slimheap, the SQL of wide sparse tables, and the
+# queries that read the stored row forms back with pageinspect.
+#
+package SlimheapTest;
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use Exporter 'import';
+
+our @EXPORT = qw(slim_node wide_column_defs wide_natts_sql page_items_sql
+  stored_forms_check_sql diff_count_sql);
+
+# A node (not started) that preloads slimheap.  %params go to init().
+sub slim_node
+{
+	my ($name, %params) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+
+	$node->init(%params);
+	# autovacuum off: the pages hold what the test did, nothing else
+	$node->append_conf(
+		'postgresql.conf', qq{
+shared_preload_libraries = 'slimheap'
+autovacuum = off
+});
+	return $node;
+}
+
+# "c1 int4, c2 int4, ..., cN int4"
+sub wide_column_defs
+{
+	my ($ncols) = @_;
+	return join(', ', map { "c$_ int4" } 1 .. $ncols);
+}
+
+# The natts slimheap's truncate form stores for a row of a table whose
+# first $nlead columns are followed by c1 .. c$ncols: up to the last
+# non-NULL column (the leading columns are NOT NULL in these tests).
+sub wide_natts_sql
+{
+	my ($ncols, $nlead) = @_;
+	my $sql = 'CASE';
+	for (my $i = $ncols; $i >= 1; $i--)
+	{
+		$sql .= " WHEN c$i IS NOT NULL THEN " . ($i + $nlead);
+	}
+	return "$sql ELSE $nlead END";
+}
+
+# Every line pointer of every page of $rel, as pageinspect reads it:
+# tid, lp_flags, lp_len, t_hoff, natts (t_infomask2 & HEAP_NATTS_MASK),
+# hasnull (HEAP_HASNULL) and t_bits.
+sub page_items_sql
+{
+	my ($rel) = @_;
+	return qq{
+SELECT format('(%s,%s)', blk, lp)::tid AS tid, blk, lp, lp_flags, lp_len,
+       t_hoff, t_infomask2 & 2047 AS natts, (t_infomask & 1) <> 0 AS hasnull,
+       t_bits
+  FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) AS blk,
+       LATERAL heap_page_items(get_raw_page('$rel', blk::int))};
+}
+
+# One row "total|wrong_natts|wrong_hasnull|wrong_hoff" over the live rows
+# of $rel, a table whose $nlead leading NOT NULL columns are followed by
+# c1 .. c$ncols: each row's stored header (pageinspect) against what the
+# truncate form must store for its values.  A stored attribute is NULL iff
+# some column before the last non-NULL one is NULL; t_hoff is
+# MAXALIGN(23 + bitmap bytes), the bitmap covering the stored attributes.
+sub stored_forms_check_sql
+{
+	my ($rel, $ncols, $nlead) = @_;
+	my $natts = wide_natts_sql($ncols, $nlead);
+	my $hasnull = join(' OR ',
+		map { "(r.c$_ IS NULL AND " . ($_ + $nlead) . ' < r.n)' } 1 .. $ncols);
+	my $items = page_items_sql($rel);
+	return qq{
+WITH items AS MATERIALIZED ($items),
+     r AS MATERIALIZED (SELECT t.ctid AS row_tid, $natts AS n, t.* FROM $rel t),
+     e AS (SELECT r.row_tid, r.n, ($hasnull) AS hasnull FROM r)
+SELECT count(*),
+       count(*) FILTER (WHERE i.natts <> e.n),
+       count(*) FILTER (WHERE i.hasnull <> e.hasnull),
+       count(*) FILTER (WHERE i.t_hoff <> CASE WHEN e.hasnull
+                        THEN (23 + (e.n + 7) / 8 + 7) / 8 * 8 ELSE 24 END)
+  FROM e JOIN items i ON i.tid = e.row_tid};
+}
+
+# A count of the rows that are in one of the queries $q1 and $q2 but not the
+# other (EXCEPT ALL both ways): 0 when both return the same multiset.
+sub diff_count_sql
+{
+	my ($q1, $q2) = @_;
+	return qq{SELECT count(*) FROM ((($q1) EXCEPT ALL ($q2)) UNION ALL (($q2) EXCEPT ALL ($q1))) d};
+}
+
+1;
