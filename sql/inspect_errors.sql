@@ -70,4 +70,3 @@ DROP VIEW ie_view;
 DROP TABLE ie_slim, ie_heap, ie_parted;
 DROP SEQUENCE ie_seq;
 DROP TYPE ie_type;
-DROP EXTENSION slimheap;

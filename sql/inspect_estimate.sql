@@ -171,4 +171,3 @@ DROP MATERIALIZED VIEW e_mv;
 DROP TABLE e_w1, e_nulls, e_ff, e_fd, e_drop, e_toast, e_mixed, e_slim, e_empty;
 DROP FUNCTION inspect_estimate_vs_actual(regclass, integer);
 DROP TABLE inspect_est;
-DROP EXTENSION slimheap;

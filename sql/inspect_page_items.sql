@@ -74,5 +74,3 @@ SELECT inspect_disagreements('pi_big');
 
 DROP TABLE pi, pi_empty, pi_big;
 DROP FUNCTION inspect_disagreements(regclass);
-DROP EXTENSION pageinspect;
-DROP EXTENSION slimheap;

@@ -176,6 +176,3 @@ DROP TABLE st_w1_heap, st_w1_slimheap, st_fd_heap, st_fd_slimheap,
 	st_drop_heap, st_drop_slimheap, st_toast_heap, st_toast_slimheap, st_empty;
 DROP FUNCTION inspect_raw_bytes(regclass);
 DROP FUNCTION inspect_raw_free(regclass);
-DROP EXTENSION pageinspect;
-DROP EXTENSION pgstattuple;
-DROP EXTENSION slimheap;

@@ -3,8 +3,8 @@
 -- WORKLOADS.md (800 nullable int4 columns, the first 50 set) in its slim
 -- form, and returns exactly what a heap twin returns.
 --
-CREATE EXTENSION slimheap;
-CREATE EXTENSION pageinspect;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
 
 -- two 800-column twins, c1 .. c800, one per access method
 DO $$
