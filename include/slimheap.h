@@ -61,6 +61,8 @@ extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
 								 const bool *isnull, SlimNullBitmap mode,
 								 int min_natts);
+extern HeapTuple slim_trim_tuple(HeapTuple source, SlimNullBitmap mode,
+								 int min_natts);
 
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_get_relinfo(Relation rel);

@@ -20,6 +20,7 @@
 #include "access/htup_details.h"
 #include "access/tupdesc_details.h"
 #include "catalog/pg_type.h"
+#include "port/pg_bitutils.h"
 
 #include "slimheap.h"
 
@@ -194,6 +195,127 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 		else
 			td->t_infomask &= ~HEAP_HASNULL;
 	}
+
+	return tuple;
+}
+
+/*
+ * The number of the last attribute whose bit is set in a NULL bitmap
+ * covering natts attributes (0 when all are NULL).
+ */
+static int
+slim_bitmap_last_set(const bits8 *bits, int natts)
+{
+	int			byte = BITMAPLEN(natts) - 1;
+
+	/* bits past natts in the last byte are never set; mask them anyway */
+	if (byte >= 0 && natts % 8 != 0)
+	{
+		bits8		last = bits[byte] & ((1 << (natts % 8)) - 1);
+
+		if (last != 0)
+			return byte * 8 + pg_leftmost_one_pos32(last) + 1;
+		byte--;
+	}
+	for (; byte >= 0; byte--)
+	{
+		if (bits[byte] != 0)
+			return byte * 8 + pg_leftmost_one_pos32(bits[byte]) + 1;
+	}
+	return 0;
+}
+
+/*
+ * Is any of the first natts attributes NULL in this bitmap?
+ */
+static bool
+slim_bitmap_has_null(const bits8 *bits, int natts)
+{
+	int			i;
+
+	for (i = 0; i < natts / 8; i++)
+	{
+		if (bits[i] != 0xFF)
+			return true;
+	}
+	if (natts % 8 != 0)
+	{
+		bits8		mask = (1 << (natts % 8)) - 1;
+
+		if ((bits[natts / 8] & mask) != mask)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Turn a heap tuple that stores every attribute of its descriptor (natts
+ * equal to the descriptor's) into the form slim_form_tuple() would give the
+ * same values, without deforming it.
+ *
+ * This is the path of INSERT ... SELECT from a table with the same layout,
+ * where the executor hands over the source's tuple as it is: heap only
+ * copies it, and deforming and forming 800 attributes instead would cost
+ * several times that.  The data area does not depend on the bitmap (NULLs
+ * take no data bytes, and t_hoff is MAXALIGNed, so alignment within the
+ * data is unchanged), so only the header is rewritten: natts, the bitmap,
+ * HEAP_HASNULL and t_hoff.  The rest of the header is copied as
+ * heap_copytuple() copies it; heap_insert() sets what it needs.
+ */
+HeapTuple
+slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
+{
+	HeapTupleHeader src = source->t_data;
+	int			natts = HeapTupleHeaderGetNatts(src);
+	int			stored_natts;
+	bool		hasnull;
+	Size		hoff;
+	Size		data_len;
+	HeapTuple	tuple;
+	HeapTupleHeader td;
+
+	if (mode == SLIM_NULL_BITMAP_FULL || !HeapTupleHasNulls(source))
+		return heap_copytuple(source);
+
+	stored_natts = Max(slim_bitmap_last_set(src->t_bits, natts),
+					   Min(min_natts, natts));
+	if (stored_natts == natts)
+		return heap_copytuple(source);
+	hasnull = slim_bitmap_has_null(src->t_bits, stored_natts);
+
+	hoff = offsetof(HeapTupleHeaderData, t_bits);
+	if (hasnull)
+		hoff += BITMAPLEN(stored_natts);
+	hoff = MAXALIGN(hoff);
+	data_len = source->t_len - src->t_hoff;
+
+	/*
+	 * The row would escape the toaster where heap's would not: the same rule
+	 * as in slim_form_tuple(), with the tuple's own length as heap's.
+	 */
+	if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
+		source->t_len > TOAST_TUPLE_THRESHOLD)
+		return heap_copytuple(source);
+
+	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + hoff + data_len);
+	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+	tuple->t_data = td;
+	tuple->t_len = hoff + data_len;
+	tuple->t_self = source->t_self;
+	tuple->t_tableOid = source->t_tableOid;
+
+	memcpy(td, src, offsetof(HeapTupleHeaderData, t_bits));
+	HeapTupleHeaderSetNatts(td, stored_natts);
+	td->t_hoff = hoff;
+	if (hasnull)
+		memcpy(td->t_bits, src->t_bits, BITMAPLEN(stored_natts));
+	else
+		td->t_infomask &= ~HEAP_HASNULL;
+	/* zero the alignment padding between the bitmap and the data */
+	memset((char *) td->t_bits + (hasnull ? BITMAPLEN(stored_natts) : 0), 0,
+		   hoff - offsetof(HeapTupleHeaderData, t_bits) -
+		   (hasnull ? BITMAPLEN(stored_natts) : 0));
+	memcpy((char *) td + hoff, (char *) src + src->t_hoff, data_len);
 
 	return tuple;
 }

@@ -43,6 +43,10 @@ static bool slim_routine_ready = false;
  * copy ExecForceStoreHeapTuple() would make, which is what heap's own path
  * (materializing the slot) costs too.
  *
+ * When the slot holds a tuple that stores every attribute (INSERT ... SELECT
+ * from a table of the same layout, a row returned by a BEFORE trigger), only
+ * its header is rewritten; otherwise the row is formed from its values.
+ *
  * Other slots keep the values they hold; *kept is then false and the caller
  * frees the tuple once heap is done with it.
  */
@@ -53,15 +57,30 @@ slim_form_from_slot(Relation rel, TupleTableSlot *slot, bool *kept)
 	const SlimRelInfo *info = slim_get_relinfo(rel);
 	HeapTuple	tuple;
 	MemoryContext oldcxt = CurrentMemoryContext;
-
-	slot_getallattrs(slot);
+	HeapTuple	physical = NULL;
 
 	*kept = TTS_IS_BUFFERTUPLE(slot) || TTS_IS_HEAPTUPLE(slot);
 	if (*kept)
+	{
+		/* the slot may hold a stored tuple, e.g. of INSERT ... SELECT */
+		physical = ((HeapTupleTableSlot *) slot)->tuple;
+		if (physical != NULL &&
+			HeapTupleHeaderGetNatts(physical->t_data) !=
+			slot->tts_tupleDescriptor->natts)
+			physical = NULL;
 		MemoryContextSwitchTo(slot->tts_mcxt);
-	tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
-							slot->tts_isnull, info->options.null_bitmap,
-							info->min_natts);
+	}
+
+	if (physical != NULL)
+		tuple = slim_trim_tuple(physical, info->options.null_bitmap,
+								info->min_natts);
+	else
+	{
+		slot_getallattrs(slot);
+		tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+								slot->tts_isnull, info->options.null_bitmap,
+								info->min_natts);
+	}
 	MemoryContextSwitchTo(oldcxt);
 
 	if (!*kept)
