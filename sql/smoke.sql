@@ -3,8 +3,10 @@
 -- WORKLOADS.md (800 nullable int4 columns, the first 50 set) in its slim
 -- form, and returns exactly what a heap twin returns.
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS slimheap;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
 
 -- two 800-column twins, c1 .. c800, one per access method
 DO $$
