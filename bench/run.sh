@@ -12,6 +12,12 @@
 # bench/results/latest.md (also printed), latest.csv (median, min, max and
 # ratio per figure), latest-raw.csv (every measurement) and w3.png.
 # Benchmarks are not tests: nothing here asserts a timing.
+#
+# Also read from the environment: ONLY="W3 W7" (run only these workloads),
+# BENCH_PORT (default 5530), BENCH_LOCK_WAIT (seconds to wait for the
+# install lock, default 900), BENCH_SKIP_INSTALL=1 (load the tree's
+# slimheap.so by path instead of installing it), BENCH_LIB=<path> (the same
+# with another build, to compare builds).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -49,8 +55,9 @@ W4_ROWS=$((100000 / DIV))
 W9_ROWS=$((50000 / DIV))
 LOOKUPS=$((20000 / DIV))
 PGBENCH_CLIENTS=4
-# W3: the four positions of WORKLOADS.md, plus the MAXALIGN steps of the
-# bitmap (t_hoff 24 up to 8 stored attributes, 32 up to 72, 40 up to 136)
+# W3: the four positions of WORKLOADS.md, plus both sides of the MAXALIGN
+# steps of slimheap's header: with id, a value at c<p> stores p+1 attributes,
+# so t_hoff is 24 up to c7, 32 from c8 to c71 and 40 from c72 (heap: 40)
 W3_POSITIONS="7 8 71 72 80 90 95 100"
 W2_CASES="all first notnull"
 W7_CASES="w1 w2_all w2_first w2_notnull w4 w5"
@@ -151,7 +158,12 @@ else
 	log "installing the extension and starting the server (port $PORT)"
 	export -f start_server as_postgres
 	export PGBIN DATA WORK
-	flock -o "$LOCK" bash -c 'make -C "$1" -s install >/dev/null && start_server' bash "$ROOT"
+	if ! flock -o -w "${BENCH_LOCK_WAIT:-900}" "$LOCK" \
+		bash -c 'make -C "$1" -s install >/dev/null && start_server' bash "$ROOT"; then
+		log "could not install and start within ${BENCH_LOCK_WAIT:-900} s (is $LOCK held?);"
+		log "BENCH_SKIP_INSTALL=1 benchmarks the tree's build without installing it"
+		exit 1
+	fi
 fi
 
 export PGHOST=$WORK PGPORT=$PORT PGUSER=postgres
