@@ -218,3 +218,39 @@ BEGIN
 	DROP TABLE masks;
 	DROP TABLE IF EXISTS pg_temp.big;
 END $$;
+
+-- W7: form tuples of the workload's shape with both formers, in `slices`
+-- slices per former that alternate (heap, slimheap, slimheap, heap, ...),
+-- so that both see the same load of the machine; returns each former's
+-- mean ns per tuple over its slices.  formbench() is the C function of
+-- bench/formbench, declared by bench/run.sh.
+CREATE FUNCTION formbench_alternating(workload text, iterations int8,
+									  slices int)
+RETURNS TABLE (former text, ns_per_tuple float8, bytes_per_tuple float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	formers text[] := ARRAY['heap', 'slimheap'];
+	ns float8[] := ARRAY[0, 0];
+	bytes float8[] := ARRAY[0, 0];
+	k int;
+	i int;
+	f int;
+	r record;
+BEGIN
+	FOR k IN 1 .. slices LOOP
+		FOR i IN 1 .. 2 LOOP
+			f := CASE WHEN k % 2 = 1 THEN i ELSE 3 - i END;
+			SELECT * INTO r
+			FROM formbench(workload, greatest(iterations / slices, 1),
+						   formers[f]);
+			ns[f] := ns[f] + r.ns_per_tuple;
+			bytes[f] := r.bytes_per_tuple;
+		END LOOP;
+	END LOOP;
+	FOR f IN 1 .. 2 LOOP
+		former := formers[f];
+		ns_per_tuple := ns[f] / slices;
+		bytes_per_tuple := bytes[f];
+		RETURN NEXT;
+	END LOOP;
+END $$;

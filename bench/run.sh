@@ -61,6 +61,7 @@ PGBENCH_CLIENTS=4
 W3_POSITIONS="7 8 71 72 80 90 95 100"
 W2_CASES="all first notnull"
 W7_CASES="w1 w2_all w2_first w2_notnull w4 w5"
+W7_SLICES=20
 
 LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
@@ -403,18 +404,26 @@ w6_round() {
 }
 
 # --- W7: form-then-free loop (bench/formbench) -------------------------------
+# Each round forms the round's iterations in W7_SLICES slices per former,
+# alternating between the formers (see formbench_alternating in bench.sql).
 w7_round() {
-	local c f ns bytes iterations
+	local c iterations former ns bytes got
 	for c in $W7_CASES; do
 		iterations=$W7_ITERATIONS
 		case $c in w1|w4|w5) iterations=$W7_WIDE_ITERATIONS ;; esac
-		for f in heap slimheap; do
-			IFS='|' read -r ns bytes < <(val "SELECT round(ns_per_tuple::numeric, 1), round(bytes_per_tuple::numeric, 1) FROM formbench('$c', $(n $iterations), '$f')")
-			record W7 "$c" "form+free" ns $f "$ns"
+		got=0
+		while IFS='|' read -r former ns bytes; do
+			record W7 "$c" "form+free" ns "$former" "$ns"
 			if [ $REP = 1 ]; then
-				record W7 "$c" "tuple t_len" bytes $f "$bytes"
+				record W7 "$c" "tuple t_len" bytes "$former" "$bytes"
 			fi
-		done
+			got=$((got + 1))
+		done < <(val "SELECT former, round(ns_per_tuple::numeric, 1), round(bytes_per_tuple::numeric, 1)
+			FROM formbench_alternating('$c', $(n $iterations), $W7_SLICES)")
+		if [ $got != 2 ]; then
+			log "W7 $c: no figures"
+			exit 1
+		fi
 	done
 }
 
@@ -480,8 +489,14 @@ ELAPSED=$(($(date +%s) - START))
 
 # --- report ---------------------------------------------------------------------
 PGVERSION=$(val "SELECT version()")
-export BENCH_MODE=$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")
+export BENCH_MODE="$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
 export BENCH_REPS=$REPS BENCH_ELAPSED=$ELAPSED BENCH_PGVERSION=$PGVERSION
+REVISION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "unknown revision")
+if [ "$SKIP_INSTALL" = 1 ]; then
+	export BENCH_BUILD="$SLIMHEAP_LIB, loaded by path (not installed); source tree $ROOT at $REVISION"
+else
+	export BENCH_BUILD="installed from $ROOT at $REVISION"
+fi
 export BENCH_MACHINE="$(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average before the run: $LOADAVG"
 export BENCH_SIZES="W1/W8 $W1_ROWS rows, W2 $W2_ROWS, W3 $W3_ROWS per position, W4/W5 $W4_ROWS ($LOOKUPS lookups), W9 $W9_ROWS, W6 pgbench scale $PGBENCH_SCALE, $PGBENCH_CLIENTS clients, ${PGBENCH_SECONDS}s per run (warm-up ${PGBENCH_WARMUP}s), W7 $W7_ITERATIONS iterations ($W7_WIDE_ITERATIONS for the 800-column rows of w1, w4, w5)"
 perl "$BENCH/summarize.pl" "$RAW" "$RESULTS"

@@ -158,10 +158,12 @@ push @md, "- machine: $ENV{BENCH_MACHINE}" if $ENV{BENCH_MACHINE};
 push @md, "- server: $ENV{BENCH_PGVERSION}" if $ENV{BENCH_PGVERSION};
 push @md, "- mode: $ENV{BENCH_MODE}" if $ENV{BENCH_MODE};
 push @md, "- sizes: $ENV{BENCH_SIZES}" if $ENV{BENCH_SIZES};
+push @md, "- slimheap build: $ENV{BENCH_BUILD}" if $ENV{BENCH_BUILD};
+my $reps = $ENV{BENCH_REPS} // '?';
 push @md,
-  '- method: one warm-up round, then '
-  . ($ENV{BENCH_REPS} // '?')
-  . ' measured rounds; in each round heap and slimheap alternate on the same server; '
+  '- method: one warm-up round at a tenth of the size, then '
+  . $reps . ' measured round' . ($reps eq '1' ? '' : 's')
+  . '; in each round heap and slimheap alternate on the same server; '
   . 'CHECKPOINT before every timed section; times measured on the server (`clock_timestamp()`), '
   . 'except W4/W5 point lookups and W6 (pgbench, one client resp. several)';
 push @md,

@@ -11,7 +11,7 @@ set output outfile
 set multiplot layout 2,1 title "W3: 100 nullable int4 + id, one value at column c<position>"
 set grid
 set xrange [0:101]
-set xtics (1, 8, 20, 40, 60, 72, 80, 90, 100)
+set xtics (8, 20, 40, 60, 72, 80, 90, 100)
 
 set ylabel "bytes per row"
 set key right bottom
