@@ -15,9 +15,9 @@
 #
 # Also read from the environment: ONLY="W3 W7" (run only these workloads),
 # BENCH_PORT (default 5530), BENCH_LOCK_WAIT (seconds to wait for the
-# install lock, default 900), BENCH_SKIP_INSTALL=1 (load the tree's
-# slimheap.so by path instead of installing it), BENCH_LIB=<path> (the same
-# with another build, to compare builds).
+# install lock, default 900), BENCH_SKIP_INSTALL=1 (do not install),
+# BENCH_LIB=<path> (benchmark that build of slimheap.so instead of the
+# tree's, e.g. to compare two builds; implies BENCH_SKIP_INSTALL=1).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -102,18 +102,28 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# BENCH_SKIP_INSTALL=1 (for development, while the install lock is busy)
-# loads the freshly built slimheap.so from the source tree instead of
-# installing it, and declares the access method by hand; BENCH_LIB=<path>
-# does the same with another build of slimheap.so (to compare builds).
+# The server runs a private copy of the library, preloaded and named by
+# path in the access method's handler: a later install into $libdir (by
+# anyone, during a run of 20 minutes) then cannot change what new
+# connections (pgbench) load.  The copy is the tree's build, which is also
+# installed, under the shared install lock, unless BENCH_SKIP_INSTALL=1.
 SKIP_INSTALL=${BENCH_SKIP_INSTALL:-0}
-SLIMHEAP_LIB=slimheap
+SOURCE_LIB=$ROOT/slimheap.so
 if [ -n "${BENCH_LIB:-}" ]; then
 	SKIP_INSTALL=1
-	SLIMHEAP_LIB=$(realpath "$BENCH_LIB")
-elif [ "$SKIP_INSTALL" = 1 ]; then
-	SLIMHEAP_LIB=$ROOT/slimheap.so
+	SOURCE_LIB=$(realpath "$BENCH_LIB")
 fi
+if [ "$SKIP_INSTALL" != 1 ]; then
+	log "installing the extension"
+	if ! flock -w "${BENCH_LOCK_WAIT:-900}" "$LOCK" make -C "$ROOT" -s install >/dev/null; then
+		log "could not install within ${BENCH_LOCK_WAIT:-900} s (is $LOCK held?);"
+		log "BENCH_SKIP_INSTALL=1 runs the benchmark without installing"
+		exit 1
+	fi
+fi
+SLIMHEAP_LIB=$WORK/slimheap.so
+cp "$SOURCE_LIB" "$SLIMHEAP_LIB"
+chmod 755 "$SLIMHEAP_LIB"
 
 log "initdb in $DATA"
 as_postgres "$PGBIN/initdb" -D "$DATA" -U postgres -A trust -E UTF8 \
@@ -145,27 +155,8 @@ EOF
 
 SERVER_STARTED=1		# from here on, cleanup stops the server
 
-# The server loads slimheap.so when it starts and keeps it; the shared lock
-# keeps other helpers' installs out only until then.  flock -o: the server
-# must not inherit the lock's descriptor, or it would hold the lock for as
-# long as it runs.
-start_server() {
-	as_postgres "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/server.log" -w start >/dev/null
-}
-if [ "$SKIP_INSTALL" = 1 ]; then
-	log "starting the server (port $PORT) with $SLIMHEAP_LIB (not installed)"
-	start_server
-else
-	log "installing the extension and starting the server (port $PORT)"
-	export -f start_server as_postgres
-	export PGBIN DATA WORK
-	if ! flock -o -w "${BENCH_LOCK_WAIT:-900}" "$LOCK" \
-		bash -c 'make -C "$1" -s install >/dev/null && start_server' bash "$ROOT"; then
-		log "could not install and start within ${BENCH_LOCK_WAIT:-900} s (is $LOCK held?);"
-		log "BENCH_SKIP_INSTALL=1 benchmarks the tree's build without installing it"
-		exit 1
-	fi
-fi
+log "starting the server (port $PORT) with a copy of $SOURCE_LIB"
+as_postgres "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/server.log" -w start >/dev/null
 
 export PGHOST=$WORK PGPORT=$PORT PGUSER=postgres
 psql_db() {
@@ -173,16 +164,13 @@ psql_db() {
 		"$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
 }
 
-# create_db NAME: a database with the slimheap access method
+# create_db NAME: a database with the slimheap access method (by hand, not
+# with CREATE EXTENSION, whose script names the installed library)
 create_db() {
 	psql_db -d postgres -c "CREATE DATABASE $1"
-	if [ "$SKIP_INSTALL" = 1 ]; then
-		psql_db -d "$1" -c "CREATE FUNCTION slimheap_tableam_handler(internal)
-				RETURNS table_am_handler AS '$SLIMHEAP_LIB' LANGUAGE C STRICT" \
-			-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler"
-	else
-		psql_db -d "$1" -c "CREATE EXTENSION slimheap"
-	fi
+	psql_db -d "$1" -c "CREATE FUNCTION slimheap_tableam_handler(internal)
+			RETURNS table_am_handler AS '$SLIMHEAP_LIB' LANGUAGE C STRICT" \
+		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler"
 }
 
 create_db bench
@@ -492,10 +480,12 @@ PGVERSION=$(val "SELECT version()")
 export BENCH_MODE="$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
 export BENCH_REPS=$REPS BENCH_ELAPSED=$ELAPSED BENCH_PGVERSION=$PGVERSION
 REVISION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "unknown revision")
-if [ "$SKIP_INSTALL" = 1 ]; then
-	export BENCH_BUILD="$SLIMHEAP_LIB, loaded by path (not installed); source tree $ROOT at $REVISION"
+DIRTY=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -)
+[ -n "$DIRTY" ] && REVISION="$REVISION (uncommitted changes in $DIRTY)"
+if [ -n "${BENCH_LIB:-}" ]; then
+	export BENCH_BUILD="$SOURCE_LIB (BENCH_LIB); W7 former from $ROOT at $REVISION"
 else
-	export BENCH_BUILD="installed from $ROOT at $REVISION"
+	export BENCH_BUILD="$ROOT at $REVISION$([ "$SKIP_INSTALL" = 1 ] && echo " (not installed)")"
 fi
 export BENCH_MACHINE="$(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average before the run: $LOADAVG"
 export BENCH_SIZES="W1/W8 $W1_ROWS rows, W2 $W2_ROWS, W3 $W3_ROWS per position, W4/W5 $W4_ROWS ($LOOKUPS lookups), W9 $W9_ROWS, W6 pgbench scale $PGBENCH_SCALE, $PGBENCH_CLIENTS clients, ${PGBENCH_SECONDS}s per run (warm-up ${PGBENCH_WARMUP}s), W7 $W7_ITERATIONS iterations ($W7_WIDE_ITERATIONS for the 800-column rows of w1, w4, w5)"
