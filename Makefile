@@ -42,4 +42,4 @@ demo: setup
 	bash scripts/demo.sh
 
 bench: setup
-	bash bench/run.sh
+	QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh

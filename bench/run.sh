@@ -1,0 +1,502 @@
+#!/bin/bash
+# bench/run.sh: slimheap against heap, side by side, on the workloads W1-W9
+# of WORKLOADS.md (docs/bench.md says what each one measures).
+#
+#   make bench               full run (the row counts of WORKLOADS.md)
+#   make bench QUICK=1       everything at 1/10 of the rows, 3 repetitions
+#   make bench REPS=7        repetitions per figure (default 5, quick 3)
+#
+# Builds and installs the extension, builds the W7 module, starts a
+# throwaway cluster as user postgres, runs heap and slimheap alternately
+# (a warm-up round first, then REPS measured rounds), and writes
+# bench/results/latest.md (also printed), latest.csv (median, min, max and
+# ratio per figure), latest-raw.csv (every measurement) and w3.png.
+# Benchmarks are not tests: nothing here asserts a timing.
+#
+# Also read from the environment: ONLY="W3 W7" (run only these workloads),
+# BENCH_PORT (default 5530), BENCH_LOCK_WAIT (seconds to wait for the
+# install lock, default 900), BENCH_SKIP_INSTALL=1 (do not install),
+# BENCH_LIB=<path> (benchmark that build of slimheap.so instead of the
+# tree's, e.g. to compare two builds; implies BENCH_SKIP_INSTALL=1).
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$ROOT/bench
+RESULTS=$BENCH/results
+PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+PORT=${BENCH_PORT:-5530}
+LOCK=/tmp/slimheap-install.lock
+
+case "${QUICK:-0}" in
+	1|yes|true) QUICK=1 ;;
+	0|''|no|false) QUICK=0 ;;
+	*) echo "QUICK must be 1 or 0, not '$QUICK'" >&2; exit 2 ;;
+esac
+REPS=${REPS:-$([ $QUICK = 1 ] && echo 3 || echo 5)}
+if ! [[ $REPS =~ ^[1-9][0-9]*$ ]]; then
+	echo "REPS must be a positive integer, not '$REPS'" >&2
+	exit 2
+fi
+
+# Sizes: WORKLOADS.md for the full run, a tenth of the rows for QUICK.
+if [ $QUICK = 1 ]; then
+	DIV=10
+	PGBENCH_SCALE=2 PGBENCH_SECONDS=3 PGBENCH_WARMUP=2
+	W7_ITERATIONS=1000000 W7_WIDE_ITERATIONS=20000
+else
+	DIV=1
+	PGBENCH_SCALE=10 PGBENCH_SECONDS=20 PGBENCH_WARMUP=10
+	W7_ITERATIONS=10000000 W7_WIDE_ITERATIONS=200000
+fi
+W1_ROWS=$((200000 / DIV))
+W2_ROWS=$((2000000 / DIV))
+W3_ROWS=$((1000000 / DIV))
+W4_ROWS=$((100000 / DIV))
+W9_ROWS=$((50000 / DIV))
+LOOKUPS=$((20000 / DIV))
+PGBENCH_CLIENTS=4
+# W3: the four positions of WORKLOADS.md, plus both sides of the MAXALIGN
+# steps of slimheap's header: with id, a value at c<p> stores p+1 attributes,
+# so t_hoff is 24 up to c7, 32 from c8 to c71 and 40 from c72 (heap: 40)
+W3_POSITIONS="7 8 71 72 80 90 95 100"
+W2_CASES="all first notnull"
+W7_CASES="w1 w2_all w2_first w2_notnull w4 w5"
+W7_SLICES=20
+
+LOADAVG=$(cut -d' ' -f1-3 /proc/loadavg)
+log() { printf '[bench %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+as_postgres() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# --- build ------------------------------------------------------------------
+log "building the extension and the W7 module (bench/formbench)"
+make -C "$ROOT" -s
+make -C "$BENCH/formbench" -s
+FORMBENCH_SO=$BENCH/formbench/slimheap_formbench.so
+
+# --- throwaway cluster ------------------------------------------------------
+WORK=$(mktemp -d /tmp/bench-XXXXXX)
+DATA=$WORK/data
+[ "$(id -u)" = 0 ] && chown postgres: "$WORK"
+SERVER_STARTED=0
+
+cleanup() {
+	local rc=$?
+	if [ $SERVER_STARTED = 1 ]; then
+		as_postgres "$PGBIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null 2>&1 ||
+			as_postgres "$PGBIN/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	if [ $rc != 0 ] && [ -f "$WORK/server.log" ]; then
+		echo "--- last lines of the server log ---" >&2
+		tail -n 20 "$WORK/server.log" >&2
+	fi
+	rm -rf "$WORK"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# The server runs a private copy of the library, preloaded and named by
+# path in the access method's handler: a later install into $libdir (by
+# anyone, during a run of 20 minutes) then cannot change what new
+# connections (pgbench) load.  The copy is the tree's build, which is also
+# installed, under the shared install lock, unless BENCH_SKIP_INSTALL=1.
+SKIP_INSTALL=${BENCH_SKIP_INSTALL:-0}
+SOURCE_LIB=$ROOT/slimheap.so
+if [ -n "${BENCH_LIB:-}" ]; then
+	SKIP_INSTALL=1
+	SOURCE_LIB=$(realpath "$BENCH_LIB")
+fi
+if [ "$SKIP_INSTALL" != 1 ]; then
+	log "installing the extension"
+	if ! flock -w "${BENCH_LOCK_WAIT:-900}" "$LOCK" make -C "$ROOT" -s install >/dev/null; then
+		log "could not install within ${BENCH_LOCK_WAIT:-900} s (is $LOCK held?);"
+		log "BENCH_SKIP_INSTALL=1 runs the benchmark without installing"
+		exit 1
+	fi
+fi
+SLIMHEAP_LIB=$WORK/slimheap.so
+cp "$SOURCE_LIB" "$SLIMHEAP_LIB"
+chmod 755 "$SLIMHEAP_LIB"
+
+log "initdb in $DATA"
+as_postgres "$PGBIN/initdb" -D "$DATA" -U postgres -A trust -E UTF8 \
+	--locale=C --no-sync >"$WORK/initdb.log"
+
+# Fixed settings: every table of a workload fits in shared_buffers; no
+# autovacuum; commits do not wait for the WAL flush; checkpoints happen only
+# when asked for (each timed section is preceded by CHECKPOINT); no JIT and
+# no parallel workers, whose start-up costs are noise on a 2-core machine.
+cat >>"$DATA/postgresql.conf" <<EOF
+
+# slimheap benchmark (bench/run.sh)
+port = $PORT
+listen_addresses = ''
+unix_socket_directories = '$WORK'
+shared_preload_libraries = '$SLIMHEAP_LIB'
+shared_buffers = 2GB
+work_mem = 64MB
+maintenance_work_mem = 256MB
+autovacuum = off
+synchronous_commit = off
+checkpoint_timeout = 1h
+max_wal_size = 20GB
+min_wal_size = 1GB
+jit = off
+max_parallel_workers_per_gather = 0
+max_parallel_maintenance_workers = 0
+EOF
+
+SERVER_STARTED=1		# from here on, cleanup stops the server
+
+log "starting the server (port $PORT) with a copy of $SOURCE_LIB"
+as_postgres "$PGBIN/pg_ctl" -D "$DATA" -l "$WORK/server.log" -w start >/dev/null
+
+export PGHOST=$WORK PGPORT=$PORT PGUSER=postgres
+psql_db() {
+	PGOPTIONS="-c client_min_messages=warning" \
+		"$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
+}
+
+# create_db NAME: a database with the slimheap access method (by hand, not
+# with CREATE EXTENSION, whose script names the installed library)
+create_db() {
+	psql_db -d postgres -c "CREATE DATABASE $1"
+	psql_db -d "$1" -c "CREATE FUNCTION slimheap_tableam_handler(internal)
+			RETURNS table_am_handler AS '$SLIMHEAP_LIB' LANGUAGE C STRICT" \
+		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler"
+}
+
+create_db bench
+psql_db -d bench -c "CREATE EXTENSION pageinspect"
+psql_db -d bench -f "$BENCH/bench.sql" >/dev/null
+psql_db -d bench -c "CREATE FUNCTION formbench(workload text, iterations int8,
+		former text, OUT ns_per_tuple float8, OUT bytes_per_tuple float8)
+	AS '$FORMBENCH_SO', 'formbench' LANGUAGE C STRICT"
+
+# slimheap variants to compare with heap; W4 and W5 add the "compress"
+# NULL bitmap once the extension accepts it.
+COMPRESS=""
+if psql_db -d bench -c 'CREATE TABLE compress_probe (a int) USING slimheap
+		WITH ("slimheap.null_bitmap" = compress)' 2>/dev/null; then
+	COMPRESS=compress
+	psql_db -d bench -c "DROP TABLE compress_probe"
+fi
+
+# One psql session runs the statements of the workloads: starting a psql
+# for each would cost more than some of the statements measured.
+coproc PSQL {
+	PGOPTIONS="-c client_min_messages=warning" \
+		exec "$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 -d bench 2>&1
+}
+exec {SQL_IN}>&"${PSQL[1]}" {SQL_OUT}<&"${PSQL[0]}"
+MARK="--bench: statement done--"
+
+# val SQL: run one statement in the session and print its result
+val() {
+	local line out=""
+	printf '%s;\n\\echo %s\n' "$1" "$MARK" >&$SQL_IN
+	while IFS= read -r line <&$SQL_OUT; do
+		if [ "$line" = "$MARK" ]; then
+			[ -n "$out" ] && printf '%s\n' "$out"
+			return 0
+		fi
+		out=${out:+$out$'\n'}$line
+	done
+	log "the SQL session failed on: $1"
+	printf '%s\n' "$out" >&2
+	exit 1
+}
+q() { val "$1" >/dev/null; }					# run a statement
+checkpoint() { q "CHECKPOINT"; }
+ms() { val "SELECT bench_ms(\$q\$$1\$q\$)"; }	# time a statement
+sqlms() { val "SELECT bench_ms($1)"; }			# time a generated statement
+log "variants: heap slimheap${COMPRESS:+ $COMPRESS (W4, W5)}"
+
+# --- recording --------------------------------------------------------------
+mkdir -p "$RESULTS"
+RAW=$RESULTS/latest-raw.csv
+echo "workload,case,metric,unit,variant,rep,value" >"$RAW"
+REP=0
+
+# record WORKLOAD CASE METRIC UNIT VARIANT VALUE (round 0 is the warm-up)
+record() {
+	if ! [[ $6 =~ ^[0-9]+(\.[0-9]+)?$ ]]; then
+		log "no valid figure for $1 $2 $3 ($5): '$6'"
+		exit 1
+	fi
+	if [ $REP -gt 0 ]; then
+		echo "$1,$2,$3,$4,$5,$REP,$6" >>"$RAW"
+	fi
+}
+
+# sizes WORKLOAD CASE TABLE VARIANT ROWS: relation sizes every round, tuple
+# bytes from the pages in the first measured round (they do not vary)
+sizes() {
+	local w=$1 c=$2 t=$3 v=$4 rows=$5 main total
+	IFS='|' read -r main total < <(val "SELECT pg_relation_size('$t'), pg_total_relation_size('$t')")
+	record "$w" "$c" "size (main fork)" MB "$v" "$(echo "$main" | awk '{printf "%.2f", $1 / 1048576}')"
+	record "$w" "$c" "size (total)" MB "$v" "$(echo "$total" | awk '{printf "%.2f", $1 / 1048576}')"
+	record "$w" "$c" "main fork per row" bytes "$v" "$(echo "$main $rows" | awk '{printf "%.1f", $1 / $2}')"
+	if [ $REP = 1 ]; then
+		local lp hoff
+		IFS='|' read -r lp hoff < <(val "SELECT round(lp_len::numeric, 1), round(t_hoff::numeric, 1) FROM bench_row_bytes('$t')")
+		record "$w" "$c" "tuple lp_len" bytes "$v" "$lp"
+		record "$w" "$c" "tuple t_hoff" bytes "$v" "$hoff"
+	fi
+}
+
+# scan WORKLOAD CASE VARIANT LABEL QUERY: one warm-up execution, one timed
+scan() {
+	q "$5"
+	record "$1" "$2" "scan $4" ms "$3" "$(ms "$5")"
+}
+
+# lookups WORKLOAD CASE VARIANT TABLE NROWS: point lookups by primary key
+# through pgbench (one client, prepared statements, whole rows returned)
+lookups() {
+	local script=$WORK/lookup_$4.sql latency
+	printf '\\set k random(1, %d)\nSELECT * FROM %s WHERE id = :k;\n' "$5" "$4" >"$script"
+	latency=$("$PGBIN/pgbench" -n -M prepared -c 1 -t "$(n $LOOKUPS)" \
+		--random-seed=7 -f "$script" bench 2>&1 |
+		awk '/^latency average/ {print $4}')
+	record "$1" "$2" "point lookup" us "$3" "$(echo "$latency" | awk '{printf "%.1f", $1 * 1000}')"
+}
+
+# n COUNT: the row count of this round; the warm-up round (0) runs every
+# statement of the workload once at a tenth of the size, which is enough to
+# load catalogs, code and WAL segments, and keeps the full run in budget
+n() {
+	if [ $REP = 0 ]; then
+		echo $(($1 / 10))
+	else
+		echo "$1"
+	fi
+}
+
+# rounds FUNCTION: the warm-up round, then REPS measured rounds
+rounds() {
+	for REP in $(seq 0 "$REPS"); do
+		"$1"
+	done
+}
+
+# --- W1 and W8: 800 int4 columns, the first 50 set --------------------------
+w1_round() {
+	local v t
+	for v in heap slimheap; do
+		t=w1_$v
+		q "SELECT bench_create('$t', '$v', w1_coldefs())"
+		checkpoint
+		record W1 "" insert ms $v "$(sqlms "w1_insert('$t', $(n $W1_ROWS))")"
+		q "VACUUM $t"
+		checkpoint
+		scan W1 "" $v "sum(c50)" "SELECT sum(c50) FROM $t"
+		scan W1 "" $v "count(*)" "SELECT count(*) FROM $t"
+		sizes W1 "" $t $v $W1_ROWS
+
+		# W8: 10% of the rows get column 688 set, so their NULLs stop
+		# being trailing
+		checkpoint
+		record W8 "" update ms $v "$(ms "UPDATE $t SET c688 = c1 WHERE c1 % 10 = 0")"
+		q "VACUUM $t"
+		sizes W8 "" $t $v $W1_ROWS
+	done
+}
+
+# --- W2: 5 int4 columns, three variants --------------------------------------
+w2_round() {
+	local c v t
+	for c in $W2_CASES; do
+		for v in heap slimheap; do
+			t=w2_$v
+			q "SELECT bench_create('$t', '$v', w2_coldefs('$c'))"
+			checkpoint
+			record W2 "$c" insert ms $v "$(sqlms "w2_insert('$t', '$c', $(n $W2_ROWS))")"
+			sizes W2 "$c" $t $v $W2_ROWS
+		done
+	done
+}
+
+# --- W3: 100 nullable int4 + id, one value at column <pos> -------------------
+w3_round() {
+	local p v t
+	for p in $W3_POSITIONS; do
+		for v in heap slimheap; do
+			t=w3_$v
+			q "SELECT bench_create('$t', '$v', w3_coldefs())"
+			checkpoint
+			record W3 "c$p" insert ms $v "$(sqlms "w3_insert('$t', $p, $(n $W3_ROWS))")"
+			sizes W3 "c$p" $t $v $W3_ROWS
+		done
+	done
+}
+
+# --- W4, W5, W9: 800 mixed columns; rows copied from a prepared source -------
+# mixed_round WORKLOAD SOURCE ROWS VARIANTS...
+mixed_round() {
+	local w=$1 src=$2 rows=$3 v t
+	shift 3
+	for v in "$@"; do
+		t=${w,,}_$v
+		q "SELECT bench_create('$t', '$v', bench_coldefs_of('$src'))"
+		if [ "$w" != W9 ]; then
+			q "ALTER TABLE $t ADD PRIMARY KEY (id)"
+		fi
+		checkpoint
+		record "$w" "" insert ms "$v" "$(ms "INSERT INTO $t SELECT * FROM $src$([ $REP = 0 ] && echo " LIMIT $(n $rows)")")"
+		q "VACUUM $t"
+		checkpoint
+		scan "$w" "" "$v" "count(*)" "SELECT count(*) FROM $t"
+		if [ "$w" = W9 ]; then
+			scan "$w" "" "$v" "sum(length(c400))" "SELECT sum(length(c400)) FROM $t"
+		else
+			scan "$w" "" "$v" "count(c800)" "SELECT count(c800) FROM $t"
+			lookups "$w" "" "$v" "$t" "$(n $rows)"
+		fi
+		sizes "$w" "" "$t" "$v" "$rows"
+	done
+}
+w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS; }
+w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS; }
+w9_round() { mixed_round W9 w9_src $W9_ROWS heap slimheap; }
+
+# --- W6: pgbench TPC-B --------------------------------------------------------
+w6_init() {
+	local v
+	for v in heap slimheap; do
+		create_db "pgbench_$v"
+		PGOPTIONS="-c default_table_access_method=$v" \
+			"$PGBIN/pgbench" -i -q -s $PGBENCH_SCALE "pgbench_$v" >"$WORK/pgbench-init-$v.log" 2>&1
+		psql_db -d "pgbench_$v" -c "SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+			WHERE relname = 'pgbench_accounts'" | grep -qx "$v" ||
+			{ echo "pgbench_accounts of pgbench_$v is not a $v table" >&2; exit 1; }
+	done
+}
+w6_round() {
+	local v seconds out
+	seconds=$([ $REP = 0 ] && echo $PGBENCH_WARMUP || echo $PGBENCH_SECONDS)
+	for v in heap slimheap; do
+		psql_db -d "pgbench_$v" -c CHECKPOINT
+		out=$("$PGBIN/pgbench" -M prepared -c $PGBENCH_CLIENTS -j 2 -T "$seconds" \
+			--random-seed=11 "pgbench_$v" 2>&1)
+		record W6 "" tps tps $v "$(echo "$out" | awk '/^tps = / {printf "%.1f", $3}')"
+		record W6 "" "latency average" ms $v "$(echo "$out" | awk '/^latency average/ {print $4}')"
+	done
+}
+
+# --- W7: form-then-free loop (bench/formbench) -------------------------------
+# Each round forms the round's iterations in W7_SLICES slices per former,
+# alternating between the formers (see formbench_alternating in bench.sql).
+w7_round() {
+	local c iterations former ns bytes got
+	for c in $W7_CASES; do
+		iterations=$W7_ITERATIONS
+		case $c in w1|w4|w5) iterations=$W7_WIDE_ITERATIONS ;; esac
+		got=0
+		while IFS='|' read -r former ns bytes; do
+			record W7 "$c" "form+free" ns "$former" "$ns"
+			if [ $REP = 1 ]; then
+				record W7 "$c" "tuple t_len" bytes "$former" "$bytes"
+			fi
+			got=$((got + 1))
+		done < <(val "SELECT former, round(ns_per_tuple::numeric, 1), round(bytes_per_tuple::numeric, 1)
+			FROM formbench_alternating('$c', $(n $iterations), $W7_SLICES)")
+		if [ $got != 2 ]; then
+			log "W7 $c: no figures"
+			exit 1
+		fi
+	done
+}
+
+# --- run ------------------------------------------------------------------------
+START=$(date +%s)
+timed() {
+	local name=$1 t0
+	shift
+	t0=$(date +%s)
+	log "$name ..."
+	"$@"
+	log "$name done in $(($(date +%s) - t0)) s"
+}
+
+# ONLY="W3 W7" runs just those workloads (W1 and W8 run together)
+wanted() {
+	local w
+	[ -z "${ONLY:-}" ] && return 0
+	for w in $ONLY; do
+		case " $* " in *" $w "*) return 0 ;; esac
+	done
+	return 1
+}
+
+if wanted W1 W8; then
+	timed "W1+W8 ($W1_ROWS rows)" rounds w1_round
+	q "DROP TABLE w1_heap, w1_slimheap"
+fi
+if wanted W2; then
+	timed "W2 ($W2_ROWS rows)" rounds w2_round
+	q "DROP TABLE w2_heap, w2_slimheap"
+fi
+if wanted W3; then
+	timed "W3 ($W3_ROWS rows per position)" rounds w3_round
+	q "DROP TABLE w3_heap, w3_slimheap"
+fi
+if wanted W4; then
+	timed "W4 source ($W4_ROWS rows)" q "SELECT mixed_source('w4_src', $W4_ROWS, false)"
+	q "VACUUM w4_src"
+	timed "W4 ($W4_ROWS rows)" rounds w4_round
+	q "DROP TABLE IF EXISTS w4_src, w4_heap, w4_slimheap, w4_compress"
+fi
+if wanted W5; then
+	timed "W5 source ($W4_ROWS rows)" q "SELECT mixed_source('w5_src', $W4_ROWS, true)"
+	q "VACUUM w5_src"
+	timed "W5 ($W4_ROWS rows)" rounds w5_round
+	q "DROP TABLE IF EXISTS w5_src, w5_heap, w5_slimheap, w5_compress"
+fi
+if wanted W9; then
+	timed "W9 source ($W9_ROWS rows)" q "SELECT mixed_source('w9_src', $W9_ROWS, false, 400)"
+	q "VACUUM w9_src"
+	timed "W9 ($W9_ROWS rows)" rounds w9_round
+	q "DROP TABLE w9_src, w9_heap, w9_slimheap"
+fi
+if wanted W6; then
+	timed "W6 init (scale $PGBENCH_SCALE)" w6_init
+	timed "W6 (${PGBENCH_SECONDS}s per run)" rounds w6_round
+fi
+if wanted W7; then
+	timed "W7 ($W7_ITERATIONS iterations, 800 columns: $W7_WIDE_ITERATIONS)" rounds w7_round
+fi
+ELAPSED=$(($(date +%s) - START))
+
+# --- report ---------------------------------------------------------------------
+PGVERSION=$(val "SELECT version()")
+export BENCH_MODE="$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
+export BENCH_REPS=$REPS BENCH_ELAPSED=$ELAPSED BENCH_PGVERSION=$PGVERSION
+REVISION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "unknown revision")
+DIRTY=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -)
+[ -n "$DIRTY" ] && REVISION="$REVISION (uncommitted changes in $DIRTY)"
+if [ -n "${BENCH_LIB:-}" ]; then
+	export BENCH_BUILD="$SOURCE_LIB (BENCH_LIB); W7 former from $ROOT at $REVISION"
+else
+	export BENCH_BUILD="$ROOT at $REVISION$([ "$SKIP_INSTALL" = 1 ] && echo " (not installed)")"
+fi
+export BENCH_MACHINE="$(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average before the run: $LOADAVG"
+export BENCH_SIZES="W1/W8 $W1_ROWS rows, W2 $W2_ROWS, W3 $W3_ROWS per position, W4/W5 $W4_ROWS ($LOOKUPS lookups), W9 $W9_ROWS, W6 pgbench scale $PGBENCH_SCALE, $PGBENCH_CLIENTS clients, ${PGBENCH_SECONDS}s per run (warm-up ${PGBENCH_WARMUP}s), W7 $W7_ITERATIONS iterations ($W7_WIDE_ITERATIONS for the 800-column rows of w1, w4, w5)"
+perl "$BENCH/summarize.pl" "$RAW" "$RESULTS"
+if ! grep -q '^[0-9]' "$RESULTS/w3.dat"; then
+	log "no W3 figures: no chart"
+	rm -f "$RESULTS/w3.png"
+elif command -v gnuplot >/dev/null; then
+	gnuplot -e "datafile='$RESULTS/w3.dat'; outfile='$RESULTS/w3.png'" "$BENCH/w3.gnuplot"
+else
+	log "gnuplot not found: no chart"
+fi
+cat "$RESULTS/latest.md"
+log "done in $ELAPSED s: $RESULTS/latest.md, latest.csv, latest-raw.csv, w3.png"

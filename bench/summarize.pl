@@ -1,0 +1,235 @@
+#!/usr/bin/perl
+# bench/summarize.pl RAW.csv RESULTS_DIR
+#
+# Turns the measurements of bench/run.sh (one line per round, workload,
+# case, metric and variant) into
+#   RESULTS_DIR/latest.md   the results table (median [min-max] of each
+#                           figure and the ratio of each slimheap variant to
+#                           heap) with the key figures on top
+#   RESULTS_DIR/latest.csv  the same as CSV
+#   RESULTS_DIR/w3.dat      the W3 series for bench/w3.gnuplot
+# The description of the run comes from BENCH_* environment variables.
+# Core Perl only.
+use strict;
+use warnings;
+use POSIX qw(floor strftime);
+
+my ($raw, $outdir) = @ARGV;
+die "usage: $0 RAW.csv RESULTS_DIR\n" unless defined $outdir;
+
+# figure key -> { meta => [workload, case, metric, unit], values => { variant => [..] } }
+my (%fig, @order, %variants_seen);
+open my $in, '<', $raw or die "cannot read $raw: $!\n";
+my $header = <$in>;
+while (my $line = <$in>)
+{
+	chomp $line;
+	next if $line eq '';
+	my ($w, $c, $m, $u, $v, $rep, $val) = split /,/, $line, -1;
+	die "malformed line in $raw: $line\n" unless defined $val && $val ne '';
+	my $key = join "\x1f", $w, $c, $m;
+	if (!exists $fig{$key})
+	{
+		$fig{$key} = { meta => [ $w, $c, $m, $u ], values => {} };
+		push @order, $key;
+	}
+	push @{ $fig{$key}{values}{$v} }, $val;
+	$variants_seen{$v} = 1;
+}
+close $in;
+
+# heap first, then slimheap, then any other slimheap variant
+my @variants = grep { $variants_seen{$_} } qw(heap slimheap compress);
+my @others = grep { $_ ne 'heap' } @variants;
+
+sub median
+{
+	my @s = sort { $a <=> $b } @_;
+	my $n = @s;
+	return $n % 2 ? $s[ $n / 2 ] : ($s[ $n / 2 - 1 ] + $s[ $n / 2 ]) / 2;
+}
+
+sub stats
+{
+	my @v = @_;
+	return undef unless @v;
+	my @s = sort { $a <=> $b } @v;
+	return { n => scalar @s, median => median(@s), min => $s[0], max => $s[-1] };
+}
+
+# numbers with about four significant digits, no exponents
+sub num
+{
+	my ($x) = @_;
+	return '' unless defined $x;
+	my $a = abs $x;
+	my $dec = $a >= 1000 ? 0 : $a == 0 ? 0 : 3 - floor(log($a) / log(10));
+	$dec = 0 if $dec < 0;
+	$dec = 3 if $dec > 3;
+	my $s = sprintf "%.*f", $dec, $x;
+	$s =~ s/(\.\d*?)0+$/$1/;
+	$s =~ s/\.$//;
+	return $s;
+}
+
+sub ratio
+{
+	my ($x, $base) = @_;
+	return undef unless defined $x && defined $base && $base != 0;
+	return $x / $base;
+}
+
+# every figure's statistics, per variant, and ratios to heap
+my %st;
+for my $key (@order)
+{
+	for my $v (@variants)
+	{
+		$st{$key}{$v} = stats(@{ $fig{$key}{values}{$v} // [] });
+	}
+}
+
+sub med
+{
+	my ($w, $c, $m, $v) = @_;
+	my $s = $st{ join "\x1f", $w, $c, $m }{$v};
+	return $s ? $s->{median} : undef;
+}
+
+sub rat
+{
+	my ($w, $c, $m, $v) = @_;
+	return ratio(med($w, $c, $m, $v // 'slimheap'), med($w, $c, $m, 'heap'));
+}
+
+sub fmt_ratio
+{
+	my ($r) = @_;
+	return defined $r ? sprintf("%.3f", $r) : 'n/a';
+}
+
+# --- latest.csv ---------------------------------------------------------------
+open my $csv, '>', "$outdir/latest.csv" or die "cannot write $outdir/latest.csv: $!\n";
+print $csv "workload,case,metric,unit,variant,n,median,min,max,ratio_to_heap\n";
+for my $key (@order)
+{
+	my ($w, $c, $m, $u) = @{ $fig{$key}{meta} };
+	for my $v (@variants)
+	{
+		my $s = $st{$key}{$v} or next;
+		my $r = $v eq 'heap' ? 1 : ratio($s->{median}, $st{$key}{heap} ? $st{$key}{heap}{median} : undef);
+		printf $csv "%s,%s,%s,%s,%s,%d,%s,%s,%s,%s\n", $w, $c, $m, $u, $v,
+		  $s->{n}, $s->{median}, $s->{min}, $s->{max},
+		  defined $r ? sprintf("%.4f", $r) : '';
+	}
+}
+close $csv;
+
+# --- w3.dat ---------------------------------------------------------------------
+open my $dat, '>', "$outdir/w3.dat" or die "cannot write $outdir/w3.dat: $!\n";
+print $dat "# position heap_lp_len slim_lp_len heap_main_per_row slim_main_per_row "
+  . "heap_insert_ms heap_min heap_max slim_insert_ms slim_min slim_max\n";
+my %w3pos;
+for my $key (@order)
+{
+	my ($w, $c) = @{ $fig{$key}{meta} };
+	$w3pos{$1} = $c if $w eq 'W3' && $c =~ /^c(\d+)$/;
+}
+for my $p (sort { $a <=> $b } keys %w3pos)
+{
+	my $c = $w3pos{$p};
+	my @row = ($p);
+	push @row, map { med('W3', $c, 'tuple lp_len', $_) // 'NaN' } qw(heap slimheap);
+	push @row, map { med('W3', $c, 'main fork per row', $_) // 'NaN' } qw(heap slimheap);
+	for my $v (qw(heap slimheap))
+	{
+		my $s = $st{ join "\x1f", 'W3', $c, 'insert' }{$v};
+		push @row, $s ? ($s->{median}, $s->{min}, $s->{max}) : ('NaN') x 3;
+	}
+	print $dat join(' ', @row), "\n";
+}
+close $dat;
+
+# --- latest.md ----------------------------------------------------------------
+my @md;
+push @md, '# slimheap against heap: benchmark results', '';
+push @md, '- date: ' . strftime('%Y-%m-%d %H:%M %Z', localtime);
+push @md, "- machine: $ENV{BENCH_MACHINE}" if $ENV{BENCH_MACHINE};
+push @md, "- server: $ENV{BENCH_PGVERSION}" if $ENV{BENCH_PGVERSION};
+push @md, "- mode: $ENV{BENCH_MODE}" if $ENV{BENCH_MODE};
+push @md, "- sizes: $ENV{BENCH_SIZES}" if $ENV{BENCH_SIZES};
+push @md, "- slimheap build: $ENV{BENCH_BUILD}" if $ENV{BENCH_BUILD};
+my $reps = $ENV{BENCH_REPS} // '?';
+push @md,
+  '- method: one warm-up round at a tenth of the size, then '
+  . $reps . ' measured round' . ($reps eq '1' ? '' : 's')
+  . '; in each round heap and slimheap alternate on the same server; '
+  . 'CHECKPOINT before every timed section; times measured on the server (`clock_timestamp()`), '
+  . 'except W4/W5 point lookups and W6 (pgbench, one client resp. several)';
+push @md,
+  '- settings: shared_buffers=2GB, autovacuum=off, synchronous_commit=off, '
+  . 'checkpoint_timeout=1h, max_wal_size=20GB, jit=off, max_parallel_workers_per_gather=0';
+push @md, "- run time: $ENV{BENCH_ELAPSED} s" if $ENV{BENCH_ELAPSED};
+push @md, '';
+
+push @md, '## Key figures', '';
+push @md, '| figure | heap | slimheap | slimheap/heap |', '|---|---:|---:|---:|';
+my @key_figures = (
+	[ 'W1 size, main fork (MB)', 'W1', '', 'size (main fork)' ],
+	[ 'W1 size, total (MB)', 'W1', '', 'size (total)' ],
+	[ 'W1 INSERT ... SELECT (ms)', 'W1', '', 'insert' ],
+	[ 'W1 scan `sum(c50)` (ms)', 'W1', '', 'scan sum(c50)' ],
+	[ 'W1 scan `count(*)` (ms)', 'W1', '', 'scan count(*)' ],
+	(map { [ "W2 INSERT, $_ (ms)", 'W2', $_, 'insert' ] } qw(all first notnull)),
+	[ 'W6 pgbench TPC-B (tps)', 'W6', '', 'tps' ],
+	(map { [ "W7 form+free, $_ (ns/tuple)", 'W7', $_, 'form+free' ] }
+		qw(w1 w2_all w2_first w2_notnull w4 w5)),
+);
+for my $k (@key_figures)
+{
+	my ($label, $w, $c, $m) = @$k;
+	next unless defined med($w, $c, $m, 'heap');
+	push @md, sprintf '| %s | %s | %s | %s |', $label,
+	  num(med($w, $c, $m, 'heap')), num(med($w, $c, $m, 'slimheap')),
+	  fmt_ratio(rat($w, $c, $m));
+}
+push @md, '';
+
+push @md, '## All figures', '';
+push @md,
+  'Median of the measured rounds, [min-max] when they differ; ratio = variant median / heap median '
+  . '(below 1: smaller or faster, except tps, where above 1 is faster).';
+push @md, '';
+my @head = ('workload', 'case', 'metric', 'unit', 'heap');
+my @align = ('---', '---', '---', '---', '---:');
+for my $v (@others)
+{
+	push @head, $v, "$v/heap";
+	push @align, '---:', '---:';
+}
+push @md, '| ' . join(' | ', @head) . ' |', '|' . join('|', @align) . '|';
+for my $key (@order)
+{
+	my ($w, $c, $m, $u) = @{ $fig{$key}{meta} };
+	my @cells = ($w, $c, $m, $u);
+	my $cell = sub {
+		my $s = shift;
+		return '' unless $s;
+		my $t = num($s->{median});
+		$t .= ' [' . num($s->{min}) . '-' . num($s->{max}) . ']' if $s->{min} != $s->{max};
+		return $t;
+	};
+	push @cells, $cell->($st{$key}{heap});
+	for my $v (@others)
+	{
+		push @cells, $cell->($st{$key}{$v});
+		push @cells, fmt_ratio(ratio($st{$key}{$v} ? $st{$key}{$v}{median} : undef,
+				$st{$key}{heap} ? $st{$key}{heap}{median} : undef));
+	}
+	push @md, '| ' . join(' | ', @cells) . ' |';
+}
+push @md, '';
+
+open my $out, '>', "$outdir/latest.md" or die "cannot write $outdir/latest.md: $!\n";
+print $out join("\n", @md), "\n";
+close $out;
