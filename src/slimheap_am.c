@@ -46,8 +46,15 @@ slim_form_from_slot(Relation rel, TupleTableSlot *slot)
  * After heap_insert() or heap_update() the slot must answer for the stored
  * row: its TID and, for heap-tuple slots (the executor's result slots), the
  * system columns RETURNING may ask for, which are read from the tuple header
- * heap just filled in.  Those slots take ownership of the tuple; for others
- * the values they hold are the row, and the tuple is freed by the caller.
+ * heap just filled in.  Those slots get the tuple; for others the values they
+ * hold are the row, and the tuple is freed here.
+ *
+ * The tuple goes into the slot only *after* heap has stored it:
+ * ExecForceStoreHeapTuple() on a buffer-heap slot (what table_slot_create()
+ * makes, so what INSERT, UPDATE and ON CONFLICT pass) stores a copy and
+ * pfree()s the tuple it was given when told to take ownership, so storing it
+ * before heap_insert() handed heap freed memory; and only a copy taken after
+ * the insertion carries the xmin, cmin and TID heap wrote into the header.
  */
 static bool
 slim_slot_keeps_tuple(TupleTableSlot *slot)
@@ -56,22 +63,28 @@ slim_slot_keeps_tuple(TupleTableSlot *slot)
 }
 
 static void
+slim_slot_take_stored(Relation rel, TupleTableSlot *slot, HeapTuple tuple)
+{
+	ItemPointerData tid = tuple->t_self;
+
+	if (slim_slot_keeps_tuple(slot))
+		ExecForceStoreHeapTuple(tuple, slot, true);
+	else
+		heap_freetuple(tuple);
+	/* storing clears the slot, TID and table included */
+	slot->tts_tableOid = RelationGetRelid(rel);
+	ItemPointerCopy(&tid, &slot->tts_tid);
+}
+
+static void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  int options, BulkInsertState bistate)
 {
 	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	tuple->t_tableOid = slot->tts_tableOid;
-
+	tuple->t_tableOid = RelationGetRelid(rel);
 	heap_insert(rel, tuple, cid, options, bistate);
-	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
-
-	if (!keep)
-		heap_freetuple(tuple);
+	slim_slot_take_stored(rel, slot, tuple);
 }
 
 static void
@@ -80,19 +93,11 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  BulkInsertState bistate, uint32 specToken)
 {
 	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	tuple->t_tableOid = slot->tts_tableOid;
-
+	tuple->t_tableOid = RelationGetRelid(rel);
 	HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
 	heap_insert(rel, tuple, cid, options | HEAP_INSERT_SPECULATIVE, bistate);
-	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
-
-	if (!keep)
-		heap_freetuple(tuple);
+	slim_slot_take_stored(rel, slot, tuple);
 }
 
 /*
@@ -139,13 +144,9 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 )
 {
 	HeapTuple	tuple = slim_form_from_slot(rel, slot);
-	bool		keep = slim_slot_keeps_tuple(slot);
 	TM_Result	result;
 
-	if (keep)
-		ExecForceStoreHeapTuple(tuple, slot, true);
-	slot->tts_tableOid = RelationGetRelid(rel);
-	tuple->t_tableOid = slot->tts_tableOid;
+	tuple->t_tableOid = RelationGetRelid(rel);
 
 #if PG_VERSION_NUM >= 160000
 	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
@@ -156,10 +157,7 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	/* a HOT update needs no new index entries */
 	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(tuple);
 #endif
-	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
-
-	if (!keep)
-		heap_freetuple(tuple);
+	slim_slot_take_stored(rel, slot, tuple);
 	return result;
 }
 
