@@ -43,3 +43,11 @@ demo: setup
 
 bench: setup
 	bash bench/run.sh
+
+# reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
+#   make fuzz SEED=1 STEPS=200
+SEED ?= 1
+STEPS ?= 200
+.PHONY: fuzz
+fuzz: install
+	bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
