@@ -549,8 +549,9 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 	}
 
 	/*
-	 * A few combinations of visibility bits that no code writes.  They do not
-	 * affect where attributes are, so the walk below still runs.
+	 * Combinations of visibility bits that no code writes.  (HEAP_KEYS_UPDATED
+	 * with HEAP_XMAX_LOCK_ONLY is not one: SELECT FOR UPDATE writes it.)
+	 * They do not affect where attributes are, so the walk below still runs.
 	 */
 	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_INVALID))
 	{
@@ -560,11 +561,6 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_IS_MULTI))
 	{
 		verify_report(st, "multixact xmax is marked committed");
-		sound = false;
-	}
-	if ((infomask & HEAP_XMAX_LOCK_ONLY) && (infomask2 & HEAP_KEYS_UPDATED))
-	{
-		verify_report(st, "tuple is marked as only locked, but also claims key columns were updated");
 		sound = false;
 	}
 
