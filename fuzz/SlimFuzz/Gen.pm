@@ -531,6 +531,14 @@ sub _transaction
 		  . _stmt($self->_dml) . "ROLLBACK TO SAVEPOINT s1;\n"
 		  . _stmt($self->_dml) . "COMMIT";
 	}
+	if ($r < 0.85)
+	{
+		# row locks leave lock-only xmax bits (and KEYS_UPDATED for FOR
+		# UPDATE) on the rows, which verify must accept
+		my $strength = $self->pick('UPDATE', 'NO KEY UPDATE', 'SHARE', 'KEY SHARE');
+		return "BEGIN;\nSELECT count(*) FROM (SELECT 1 FROM \@T WHERE "
+		  . $self->_where . " FOR $strength) x;\n" . _stmt($self->_dml) . "COMMIT";
+	}
 	return "BEGIN;\n" . _stmt($self->_dml) . _stmt($self->_dml) . "COMMIT";
 }
 
@@ -636,6 +644,16 @@ sub _index
 	  : "CREATE INDEX \@T_$name ON \@T (k) INCLUDE ($col->{name}) WHERE $col->{name} IS NOT NULL";
 }
 
+# Row locks leave lock-only xmax bits on the rows (with HEAP_KEYS_UPDATED
+# for FOR UPDATE), which later steps update, prune or freeze.
+sub _lock
+{
+	my ($self) = @_;
+	my $strength = $self->pick('UPDATE', 'NO KEY UPDATE', 'SHARE', 'KEY SHARE');
+	return 'SELECT count(*) FROM (SELECT 1 FROM @T WHERE ' . $self->_where
+	  . " FOR $strength) x";
+}
+
 # A query whose output is compared between the twins: reads single
 # attributes (heap_getattr paths), with index, bitmap or sequential scans.
 sub _probe
@@ -679,7 +697,7 @@ sub step
 			delete => $full ? 12 : 3, upsert => 2, transaction => 3,
 			add_column => 2.5, drop_column => 1, alter_type => 1,
 			set_default => 1, index => 1.5, maintenance => 4, mode => 1.5,
-			probe => 3);
+			probe => 3, lock => 1);
 		my $sql;
 		if ($kind eq 'mode')
 		{
