@@ -16,8 +16,8 @@ use Test::More;
 
 use SlimFuzz;
 
-# [seed, steps]: together about 85 seconds on the 2-core machine
-my @runs = ([ 1, 450 ], [ 2, 450 ], [ 3, 450 ]);
+# [seed, steps]: together about 75 seconds on an idle 2-core machine
+my @runs = ([ 1, 400 ], [ 2, 400 ], [ 3, 400 ]);
 
 my $node = PostgreSQL::Test::Cluster->new('fuzz');
 $node->init;
