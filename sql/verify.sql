@@ -77,13 +77,13 @@ SELECT * FROM slimheap.verify('vf_parted');
 SELECT * FROM slimheap.verify(NULL);
 
 -- privileges: superusers and pg_stat_scan_tables, not PUBLIC
-CREATE ROLE vf_nobody;
-CREATE ROLE vf_scanner IN ROLE pg_stat_scan_tables;
-GRANT USAGE ON SCHEMA slimheap TO vf_nobody, vf_scanner;
-SET ROLE vf_nobody;
+CREATE ROLE regress_verify_nobody;
+CREATE ROLE regress_verify_scanner IN ROLE pg_stat_scan_tables;
+GRANT USAGE ON SCHEMA slimheap TO regress_verify_nobody, regress_verify_scanner;
+SET ROLE regress_verify_nobody;
 SELECT count(*) FROM slimheap.verify('vf_slim');
 RESET ROLE;
-SET ROLE vf_scanner;
+SET ROLE regress_verify_scanner;
 SELECT count(*) AS problems FROM slimheap.verify('vf_slim');
 RESET ROLE;
 
@@ -113,6 +113,6 @@ SELECT count(*) AS problems FROM slimheap.verify('vf_returning');
 DROP TABLE vf_slim, vf_heap, vf_wide, vf_empty, vf_parted, vf_returning;
 DROP VIEW vf_view;
 DROP SEQUENCE vf_seq;
-REVOKE USAGE ON SCHEMA slimheap FROM vf_nobody, vf_scanner;
-DROP ROLE vf_nobody;
-DROP ROLE vf_scanner;
+REVOKE USAGE ON SCHEMA slimheap FROM regress_verify_nobody, regress_verify_scanner;
+DROP ROLE regress_verify_nobody;
+DROP ROLE regress_verify_scanner;
