@@ -664,10 +664,12 @@ sub _probe
 	my $list = join('', map { ", $_->{name}" } @pick);
 	my $where = $self->chance(0.5) ? 'k BETWEEN ' . $self->irand(0, $self->{keyseq}) . ' AND '
 	  . $self->irand(0, 2 * $self->{keyseq}) : $self->_where;
+	# JIT-compiled deforming too, where the server has JIT
 	my $scan = $self->pick('', 'SET enable_seqscan = off; ',
-		'SET enable_seqscan = off; SET enable_indexscan = off; ');
+		'SET enable_seqscan = off; SET enable_indexscan = off; ',
+		'SET jit_above_cost = 0; SET jit_optimize_above_cost = 0; ');
 	return $scan . "SELECT count(*), md5(string_agg(x::text, ',' ORDER BY x::text)) FROM (SELECT k$list FROM \@T WHERE $where) x;\n"
-	  . 'RESET enable_seqscan; RESET enable_indexscan';
+	  . 'RESET enable_seqscan; RESET enable_indexscan; RESET jit_above_cost; RESET jit_optimize_above_cost';
 }
 
 sub _maintenance
