@@ -40,6 +40,14 @@ SELECT count(*) AS differences
   FROM ((TABLE vf_slim EXCEPT ALL TABLE vf_heap)
         UNION ALL (TABLE vf_heap EXCEPT ALL TABLE vf_slim)) d;
 
+-- a heap table converted to slimheap (the rewrite forms every row anew)
+CREATE TABLE vf_convert USING heap AS SELECT * FROM vf_heap;
+ALTER TABLE vf_convert SET ACCESS METHOD slimheap;
+SELECT count(*) AS problems FROM slimheap.verify('vf_convert');
+SELECT count(*) AS differences
+  FROM ((TABLE vf_convert EXCEPT ALL TABLE vf_heap)
+        UNION ALL (TABLE vf_heap EXCEPT ALL TABLE vf_convert)) d;
+
 -- the TOAST table of a slimheap table is a heap table
 SELECT count(*) AS problems
   FROM pg_class c, LATERAL slimheap.verify(c.reltoastrelid) v
@@ -110,7 +118,7 @@ INSERT INTO vf_returning VALUES ('{6}', 5)
 SELECT a, b FROM vf_returning ORDER BY b;
 SELECT count(*) AS problems FROM slimheap.verify('vf_returning');
 
-DROP TABLE vf_slim, vf_heap, vf_wide, vf_empty, vf_parted, vf_returning;
+DROP TABLE vf_slim, vf_heap, vf_convert, vf_wide, vf_empty, vf_parted, vf_returning;
 DROP VIEW vf_view;
 DROP SEQUENCE vf_seq;
 REVOKE USAGE ON SCHEMA slimheap FROM regress_verify_nobody, regress_verify_scanner;
