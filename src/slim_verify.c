@@ -21,7 +21,7 @@
  * Invariant T1 (a row stores every attribute up to the last column with a
  * fast default) depends on when a row was formed relative to the ADD COLUMN,
  * which the page does not record.  What can be checked soundly is explained
- * at slim_verify_update_chains().
+ * at verify_update_chains().
  *
  *-------------------------------------------------------------------------
  */
