@@ -43,3 +43,12 @@ demo: setup
 
 bench: setup
 	QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh
+
+# reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
+#   make fuzz SEED=1 STEPS=200
+SEED ?= 1
+STEPS ?= 200
+.PHONY: fuzz
+fuzz: setup
+	$(MAKE) install
+	bash fuzz/run-fuzz.sh $(SEED) $(STEPS)

@@ -98,3 +98,17 @@ CREATE EVENT TRIGGER slimheap_options_guard ON ddl_command_start
                  'CREATE SCHEMA', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW',
                  'ALTER VIEW', 'ALTER INDEX')
     EXECUTE FUNCTION slimheap_options_guard();
+
+-- reliability: slimheap.verify(), the integrity check of stored tuples
+-- (src/slim_verify.c, docs/reliability.md).  Like amcheck's verify_heapam it
+-- reads every page of the table, so it is for superusers and members of
+-- pg_stat_scan_tables only.
+CREATE FUNCTION verify(rel regclass,
+					   blkno OUT bigint, offnum OUT integer, msg OUT text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'slimheap_verify'
+LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION verify(regclass) IS
+	'check the stored form of every tuple of a slimheap or heap table; one row per problem';
+REVOKE ALL ON FUNCTION verify(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION verify(regclass) TO pg_stat_scan_tables;

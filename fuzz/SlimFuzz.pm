@@ -1,0 +1,412 @@
+#
+# SlimFuzz: differential fuzzing of slimheap against heap.
+#
+# For each random schema (SlimFuzz::Gen) a heap table fz_h and a slimheap
+# twin fz_s are created, and every step runs on both, in lockstep, in one
+# session.  After each step:
+#   - both twins must have printed the same thing (query output, and the
+#     same errors: a statement fails on slimheap exactly when it fails on
+#     heap);
+#   - their contents must be equal as multisets (EXCEPT ALL both ways);
+#   - slimheap.verify() must find nothing in either twin or their TOAST
+#     tables.
+# The first step that breaks one of these is a failure.  The fuzzer then
+# looks for the shortest list of steps that still fails the same way (delta
+# debugging, each try from a fresh schema), prints it with the seed, and
+# writes a SQL script that reproduces it.
+#
+# Everything is determined by the seed: the same seed runs the same steps.
+#
+package SlimFuzz;
+
+use strict;
+use warnings;
+
+use File::Basename qw(dirname);
+use Time::HiRes qw(time);
+
+use SlimFuzz::Gen;
+use SlimFuzz::Session;
+
+my %TABLE = (heap => 'fz_h', slim => 'fz_s');
+
+sub new
+{
+	my ($class, %opts) = @_;
+	my $self = bless {
+		seed => $opts{seed} // 1,
+		steps => $opts{steps} // 200,
+		outdir => $opts{outdir} // '.',
+		log => $opts{log} // sub { print STDERR @_, "\n" },
+		min_runs => $opts{min_runs} // 300,
+		min_seconds => $opts{min_seconds} // 900,
+		session_opts => $opts{session} // {},
+		stats => { schemas => 0, steps => 0, columns_max => 0 },
+	}, $class;
+	$self->{sess} = SlimFuzz::Session->new(%{ $self->{session_opts} });
+	$self->_setup;
+	return $self;
+}
+
+sub _log { my ($self, @msg) = @_; $self->{log}->(join('', @msg)); return; }
+
+sub _setup
+{
+	my ($self) = @_;
+	my $s = $self->{sess};
+
+	# the extension, unless its objects are there already (a database
+	# prepared by hand against a library that is not installed)
+	$s->query_safe('CREATE EXTENSION IF NOT EXISTS slimheap')
+	  if $s->query_safe(q{SELECT to_regprocedure('slimheap.verify(regclass)') IS NULL}) =~ /^t/;
+
+	# How a table's null_bitmap option is changed: through ALTER TABLE when
+	# slimheap's options hook is there, otherwise by writing
+	# pg_class.reloptions (which is where the option lives either way;
+	# the catalog update invalidates the relcache entry like ALTER does).
+	$s->query_safe('DROP TABLE IF EXISTS fz_probe; CREATE TABLE fz_probe (a int) USING slimheap');
+	my $r = $s->query('ALTER TABLE fz_probe SET (slimheap.null_bitmap = full)');
+	$self->{mode_via} = ($r->{err} eq '' && !$r->{lost}) ? 'alter' : 'catalog';
+	$s->query_safe('DROP TABLE fz_probe');
+	$self->_log("slimfuzz: null_bitmap changes via ",
+		$self->{mode_via} eq 'alter' ? 'ALTER TABLE ... SET' : 'pg_class.reloptions');
+	return;
+}
+
+sub _mode_sql
+{
+	my ($self, $mode) = @_;
+	return "ALTER TABLE fz_s SET (slimheap.null_bitmap = $mode)"
+	  if $self->{mode_via} eq 'alter';
+	return "UPDATE pg_class SET reloptions = ARRAY['slimheap.null_bitmap=$mode'] WHERE oid = 'fz_s'::regclass";
+}
+
+sub _render
+{
+	my ($sql, $table) = @_;
+	my $am = $table eq $TABLE{slim} ? 'slimheap' : 'heap';
+	$sql =~ s/\@AM\b/$am/g;
+	$sql =~ s/\@T/$table/g;
+	return $sql;
+}
+
+# The part of psql's error output that must be equal on both twins: the
+# ERROR/WARNING lines, table names made equal.  DETAIL lines may name the
+# first row that failed, which depends on the physical order of rows, which
+# legitimately differs (slimheap rows are smaller); so may the size in an
+# index build's "index row size" error.
+sub _errors
+{
+	my ($err) = @_;
+	my @keep;
+	for my $line (split /\n/, $err)
+	{
+		$line =~ s/^psql:[^:]*:\d+: //;
+		next unless $line =~ /^(?:ERROR|WARNING|FATAL|PANIC):|^\[psql session lost|^(?:invalid command|unterminated)/;
+		$line =~ s/\bfz_[hs](?=\b|_)/fz_T/g;
+		# sizes of whichever row an index build met first
+		$line =~ s/index row size \d+/index row size N/;
+		$line =~ s/index row requires \d+ bytes/index row requires N bytes/;
+		push @keep, $line;
+	}
+	return join("\n", @keep);
+}
+
+sub _out
+{
+	my ($out) = @_;
+	$out =~ s/\bfz_[hs](?=\b|_)/fz_T/g;
+	return $out;
+}
+
+# Run SQL; a lost session is a failure of class "crash".
+sub _q
+{
+	my ($self, $sql) = @_;
+	my $r = $self->{sess}->query($sql);
+	$self->{lost} = 1 if $r->{lost};
+	return $r;
+}
+
+# The checks after each step; returns undef or a failure.
+sub _check
+{
+	my ($self) = @_;
+	my $r = $self->_q(
+		"SELECT (SELECT count(*) FROM (TABLE fz_h EXCEPT ALL TABLE fz_s) a) || ' ' || "
+		  . "(SELECT count(*) FROM (TABLE fz_s EXCEPT ALL TABLE fz_h) b) || ' ' || "
+		  . "(SELECT count(*) FROM fz_h) || ' ' || (SELECT count(*) FROM fz_s)");
+	return { class => 'crash', detail => $r->{err} } if $r->{lost};
+	return { class => 'check-error', detail => $r->{err} } if $r->{err} ne '';
+	my ($only_h, $only_s, $nh, $ns) = split ' ', $r->{out};
+	if (!defined $ns || $only_h != 0 || $only_s != 0)
+	{
+		return {
+			class => 'contents',
+			detail => "rows only in heap: $only_h, only in slimheap: $only_s (heap has $nh rows, slimheap $ns)"
+		};
+	}
+
+	$r = $self->_q(
+		"SELECT c.relname || ' block ' || v.blkno || ' offset ' || coalesce(v.offnum::text, '-') || ': ' || v.msg "
+		  . "FROM pg_class c, LATERAL slimheap.verify(c.oid) v "
+		  . "WHERE c.oid IN ('fz_h'::regclass, 'fz_s'::regclass, "
+		  . "(SELECT reltoastrelid FROM pg_class WHERE oid = 'fz_h'::regclass), "
+		  . "(SELECT reltoastrelid FROM pg_class WHERE oid = 'fz_s'::regclass))");
+	return { class => 'crash', detail => $r->{err} } if $r->{lost};
+	return { class => 'check-error', detail => $r->{err} } if $r->{err} ne '';
+	return { class => 'verify', detail => $r->{out} } if $r->{out} ne '';
+	return undef;
+}
+
+# Run one step on both twins; returns undef or a failure.
+sub _step
+{
+	my ($self, $step) = @_;
+
+	if ($step->{mode})
+	{
+		my $r = $self->_q($self->_mode_sql($step->{sql}));
+		return { class => 'crash', detail => $r->{err} } if $r->{lost};
+		return { class => 'mode', detail => $r->{err} } if $r->{err} ne '';
+		return undef;
+	}
+
+	my $rh = $self->_q(_render($step->{sql}, $TABLE{heap}));
+	return { class => 'crash', detail => "on heap:\n$rh->{err}" } if $rh->{lost};
+	my $rs = $self->_q(_render($step->{sql}, $TABLE{slim}));
+	return { class => 'crash', detail => $rs->{err} } if $rs->{lost};
+
+	# a failed statement inside BEGIN leaves the block for COMMIT/ROLLBACK,
+	# which every transaction step ends with; nothing can be left open
+
+	my ($eh, $es) = (_errors($rh->{err}), _errors($rs->{err}));
+	if ($eh ne $es)
+	{
+		return { class => 'errors',
+			detail => "heap said:\n$rh->{err}\nslimheap said:\n$rs->{err}" };
+	}
+	if (_out($rh->{out}) ne _out($rs->{out}))
+	{
+		return { class => 'output',
+			detail => "heap printed:\n$rh->{out}\nslimheap printed:\n$rs->{out}" };
+	}
+	return undef;
+}
+
+# Create the twins, run the steps of $case whose indexes are in @$subset,
+# checking after each.  Returns undef or a failure with the step index.
+sub run_case
+{
+	my ($self, $case, $subset) = @_;
+
+	if ($self->{lost})
+	{
+		$self->{sess}->reconnect;
+		$self->{lost} = 0;
+	}
+
+	my $r = $self->_q('DROP TABLE IF EXISTS fz_h, fz_s');
+	return { class => 'crash', detail => $r->{err}, index => -1 } if $r->{lost};
+	my $fail = $self->_step({ sql => $case->{schema}{sql} });
+	if (!$fail && $case->{schema}{sql} && $self->_q("SELECT 1 FROM pg_class WHERE relname = 'fz_s'")->{out} eq '')
+	{
+		# the CREATE failed on both: nothing to compare
+		return { class => 'create', detail => 'CREATE TABLE failed', index => -1 };
+	}
+	if (!$fail && $case->{schema}{mode} ne 'truncate')
+	{
+		$fail = $self->_step({ mode => 1, sql => $case->{schema}{mode} });
+	}
+	if ($fail)
+	{
+		$fail->{index} = -1;
+		return $fail;
+	}
+
+	for my $i (@$subset)
+	{
+		$self->{stats}{steps}++;
+		$fail = $self->_step($case->{steps}[$i]) // $self->_check;
+		if ($fail)
+		{
+			$fail->{index} = $i;
+			return $fail;
+		}
+	}
+	return undef;
+}
+
+sub case_for
+{
+	my ($self, $schema_no, $max_steps) = @_;
+	my $g = SlimFuzz::Gen->new($self->{seed} * 1000003 + $schema_no);
+	my $schema = $g->schema;
+	my $n = $g->irand(15, 60);
+	$n = $max_steps if $n > $max_steps;
+	my @steps = map { $g->step } 1 .. $n;
+	return { schema => $schema, steps => \@steps, schema_no => $schema_no };
+}
+
+# Delta debugging over the step list: the smallest subset (as far as the
+# budget allows) on which run_case fails with the same class.
+sub minimize
+{
+	my ($self, $case, $fail) = @_;
+	my @items = (0 .. $fail->{index});
+	my $runs = 0;
+	my $deadline = time + $self->{min_seconds};
+	my $fails = sub {
+		my ($subset) = @_;
+		return 0 if $runs >= $self->{min_runs} || time > $deadline;
+		$runs++;
+		my $f = $self->run_case($case, $subset);
+		return $f && $f->{class} eq $fail->{class};
+	};
+
+	my $n = 2;
+	while (@items >= 2)
+	{
+		my $size = int((@items + $n - 1) / $n);
+		my @chunks;
+		for (my $from = 0; $from <= $#items; $from += $size)
+		{
+			my $to = $from + $size - 1;
+			$to = $#items if $to > $#items;
+			push @chunks, [ @items[ $from .. $to ] ];
+		}
+		my $reduced = 0;
+		for my $chunk (@chunks)
+		{
+			if ($fails->($chunk))
+			{
+				@items = @$chunk;
+				$n = 2;
+				$reduced = 1;
+				last;
+			}
+		}
+		if (!$reduced && @chunks > 2)
+		{
+			for my $c (0 .. $#chunks)
+			{
+				my @rest = map { @{ $chunks[$_] } } grep { $_ != $c } 0 .. $#chunks;
+				if ($fails->(\@rest))
+				{
+					@items = @rest;
+					$n = $n - 1 > 2 ? $n - 1 : 2;
+					$reduced = 1;
+					last;
+				}
+			}
+		}
+		last if $runs >= $self->{min_runs} || time > $deadline;
+		if (!$reduced)
+		{
+			last if $n >= @items;
+			$n = 2 * $n > @items ? scalar(@items) : 2 * $n;
+		}
+	}
+	# a single step may still fail alone
+	@items = () if @items == 1 && $fails->([]);
+	return (\@items, $runs);
+}
+
+sub _short
+{
+	my ($text, $max) = @_;
+	return $text if length($text) <= $max;
+	return substr($text, 0, $max) . ' ...(' . length($text) . ' characters)';
+}
+
+sub _write_repro
+{
+	my ($self, $case, $items, $fail) = @_;
+	my $file = sprintf('%s/slimfuzz-seed%d-schema%d.sql', $self->{outdir},
+		$self->{seed}, $case->{schema_no});
+	open(my $fh, '>', $file) or die "cannot write $file: $!";
+	print $fh "-- slimfuzz failure: seed $self->{seed}, schema $case->{schema_no}, class $fail->{class}\n";
+	print $fh "-- $_\n" for split /\n/, $fail->{detail};
+	print $fh "-- run with: psql -X -f $file (slimheap preloaded)\n";
+	print $fh "CREATE EXTENSION IF NOT EXISTS slimheap;\nDROP TABLE IF EXISTS fz_h, fz_s;\n";
+	print $fh _render($case->{schema}{sql}, 'fz_h'), ";\n";
+	print $fh _render($case->{schema}{sql}, 'fz_s'), ";\n";
+	print $fh $self->_mode_sql($case->{schema}{mode}), ";\n"
+	  if $case->{schema}{mode} ne 'truncate';
+	for my $i (@$items)
+	{
+		my $step = $case->{steps}[$i];
+		print $fh "-- step $i\n";
+		if ($step->{mode})
+		{
+			print $fh $self->_mode_sql($step->{sql}), ";\n";
+			next;
+		}
+		print $fh _render($step->{sql}, $_), ";\n" for 'fz_h', 'fz_s';
+	}
+	print $fh "-- the checks: both must return nothing / zeros\n";
+	print $fh "SELECT count(*) FROM (TABLE fz_h EXCEPT ALL TABLE fz_s) a;\n";
+	print $fh "SELECT count(*) FROM (TABLE fz_s EXCEPT ALL TABLE fz_h) b;\n";
+	print $fh "SELECT * FROM slimheap.verify('fz_h');\nSELECT * FROM slimheap.verify('fz_s');\n";
+	close $fh;
+	return $file;
+}
+
+# Run schemas until the step budget is used up.  Returns a summary:
+# { schemas, steps, failure (undef or a description) }.
+sub run
+{
+	my ($self) = @_;
+	my $left = $self->{steps};
+	my $schema_no = 0;
+
+	while ($left > 0)
+	{
+		my $case = $self->case_for($schema_no, $left);
+		my $n = scalar @{ $case->{steps} };
+		my $t0 = time;
+		my $fail = $self->run_case($case, [ 0 .. $n - 1 ]);
+		$self->{stats}{schemas}++;
+		$self->{stats}{columns_max} = $case->{schema}{ncols}
+		  if $case->{schema}{ncols} > $self->{stats}{columns_max};
+		$self->_log(sprintf('slimfuzz: seed %d schema %d: %d columns, %s, %d steps: %s (%.1fs)',
+				$self->{seed}, $schema_no, $case->{schema}{ncols}, $case->{schema}{mode}, $n,
+				$fail ? "FAILED at step $fail->{index} ($fail->{class})" : 'ok', time - $t0));
+		if ($fail)
+		{
+			return $self->_report($case, $fail);
+		}
+		$left -= $n;
+		$schema_no++;
+	}
+	$self->_log("slimfuzz: seed $self->{seed}: $self->{stats}{schemas} schemas, $self->{stats}{steps} steps, no difference");
+	return { %{ $self->{stats} }, failure => undef };
+}
+
+sub _report
+{
+	my ($self, $case, $fail) = @_;
+	my $steps_run = $self->{stats}{steps};
+
+	$self->_log("slimfuzz: FAILED: seed $self->{seed}, schema $case->{schema_no}, step $fail->{index}, class $fail->{class}");
+	$self->_log("  $_") for split /\n/, _short($fail->{detail}, 4000);
+
+	my ($items, $runs) = $fail->{index} >= 0 ? $self->minimize($case, $fail) : ([], 0);
+	my $file = $self->_write_repro($case, $items, $fail);
+	$self->_log(sprintf('slimfuzz: shortest failing step list found (%d of %d steps, %d replays):',
+			scalar(@$items), $fail->{index} + 1, $runs));
+	$self->_log('  schema: ', _short(_render($case->{schema}{sql}, 'fz_s'), 600),
+		" (mode $case->{schema}{mode})");
+	for my $i (@$items)
+	{
+		my $step = $case->{steps}[$i];
+		$self->_log("  step $i: ",
+			$step->{mode} ? "set null_bitmap = $step->{sql}" : _short(_render($step->{sql}, 'fz_s'), 600));
+	}
+	$self->_log("slimfuzz: reproduction script: $file");
+	$self->_log("slimfuzz: rerun with: make fuzz SEED=$self->{seed} STEPS=$self->{steps}");
+	$self->{stats}{steps} = $steps_run;
+	return { %{ $self->{stats} }, failure => $fail, repro => $file, minimal => $items };
+}
+
+1;

@@ -1,0 +1,126 @@
+--
+-- slimheap.verify(): clean tables report nothing; what cannot be verified
+-- is refused with a clear error; only privileged roles may run it.
+-- (Corrupted pages are tested in t/030_faults.pl, which can write to the
+-- relation files while the server is stopped.)
+--
+CREATE EXTENSION IF NOT EXISTS slimheap;
+SET client_min_messages = warning;
+
+-- rows of every shape slimheap writes: no bitmap, short bitmap, full
+-- natts, all-NULL, short and long varlenas, TOASTed and compressed values
+CREATE TABLE vf_slim (a int, b text, c int8, d bool, e numeric, f text)
+  USING slimheap;
+INSERT INTO vf_slim VALUES
+  (1, 'x', 3, true, 1.5, 'y'),
+  (2, NULL, NULL, NULL, NULL, NULL),
+  (NULL, NULL, NULL, NULL, NULL, NULL),
+  (NULL, 'leading', NULL, NULL, NULL, NULL),
+  (4, NULL, 5, NULL, NULL, 'last'),
+  (5, repeat('compressible', 1000), NULL, NULL, NULL, NULL),
+  (6, NULL, NULL, NULL, NULL,
+   (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 200) i));
+-- fast default columns (T1), updates across them, HOT chains
+ALTER TABLE vf_slim ADD COLUMN g int DEFAULT 42;
+ALTER TABLE vf_slim ADD COLUMN h text DEFAULT 'dflt';
+INSERT INTO vf_slim (a) VALUES (7);
+INSERT INTO vf_slim (a, g, h) VALUES (8, NULL, NULL);
+UPDATE vf_slim SET b = NULL, f = NULL WHERE a IN (1, 5);
+UPDATE vf_slim SET g = NULL WHERE a = 7;
+DELETE FROM vf_slim WHERE a = 2;
+SELECT a, g, h, length(f) FROM vf_slim ORDER BY a;
+SELECT count(*) AS problems FROM slimheap.verify('vf_slim');
+
+-- the same data in a heap table, and after VACUUM FULL
+CREATE TABLE vf_heap USING heap AS SELECT * FROM vf_slim;
+SELECT count(*) AS problems FROM slimheap.verify('vf_heap');
+VACUUM FULL vf_slim;
+SELECT count(*) AS problems FROM slimheap.verify('vf_slim');
+SELECT count(*) AS differences
+  FROM ((TABLE vf_slim EXCEPT ALL TABLE vf_heap)
+        UNION ALL (TABLE vf_heap EXCEPT ALL TABLE vf_slim)) d;
+
+-- a heap table converted to slimheap (the rewrite forms every row anew)
+CREATE TABLE vf_convert USING heap AS SELECT * FROM vf_heap;
+ALTER TABLE vf_convert SET ACCESS METHOD slimheap;
+SELECT count(*) AS problems FROM slimheap.verify('vf_convert');
+SELECT count(*) AS differences
+  FROM ((TABLE vf_convert EXCEPT ALL TABLE vf_heap)
+        UNION ALL (TABLE vf_heap EXCEPT ALL TABLE vf_convert)) d;
+
+-- the TOAST table of a slimheap table is a heap table
+SELECT count(*) AS problems
+  FROM pg_class c, LATERAL slimheap.verify(c.reltoastrelid) v
+ WHERE c.oid = 'vf_slim'::regclass;
+
+-- a wide sparse table and a table without columns
+CREATE TABLE vf_wide USING slimheap AS
+  SELECT i AS k, CASE WHEN i % 3 = 0 THEN i END AS x
+    FROM generate_series(1, 500) i;
+DO $$
+BEGIN
+  EXECUTE (SELECT format('ALTER TABLE vf_wide %s',
+                         string_agg(format('ADD COLUMN w%s int', i), ', '))
+             FROM generate_series(1, 700) i);
+END $$;
+UPDATE vf_wide SET w700 = k WHERE k % 7 = 0;
+UPDATE vf_wide SET w350 = k WHERE k % 5 = 0;
+SELECT count(*) AS problems FROM slimheap.verify('vf_wide');
+CREATE TABLE vf_empty () USING slimheap;
+INSERT INTO vf_empty DEFAULT VALUES;
+SELECT count(*) AS problems FROM slimheap.verify('vf_empty');
+
+-- the result columns
+SELECT * FROM slimheap.verify('vf_empty');
+
+-- what cannot be verified
+CREATE VIEW vf_view AS SELECT 1 AS x;
+CREATE INDEX vf_index ON vf_slim (a);
+CREATE SEQUENCE vf_seq;
+CREATE TABLE vf_parted (a int) PARTITION BY RANGE (a);
+SELECT * FROM slimheap.verify('vf_view');
+SELECT * FROM slimheap.verify('vf_index');
+SELECT * FROM slimheap.verify('vf_seq');
+SELECT * FROM slimheap.verify('vf_parted');
+SELECT * FROM slimheap.verify(NULL);
+
+-- privileges: superusers and pg_stat_scan_tables, not PUBLIC
+CREATE ROLE regress_verify_nobody;
+CREATE ROLE regress_verify_scanner IN ROLE pg_stat_scan_tables;
+GRANT USAGE ON SCHEMA slimheap TO regress_verify_nobody, regress_verify_scanner;
+SET ROLE regress_verify_nobody;
+SELECT count(*) FROM slimheap.verify('vf_slim');
+RESET ROLE;
+SET ROLE regress_verify_scanner;
+SELECT count(*) AS problems FROM slimheap.verify('vf_slim');
+RESET ROLE;
+
+--
+-- Fuzzer finding: INSERT/UPDATE stored the slim tuple into the executor's
+-- buffer-heap slot before heap_insert(); that slot copies the tuple and
+-- frees the original, so heap wrote freed memory (a PANIC "failed to add
+-- tuple to page" once the memory was reused), and RETURNING read system
+-- columns from a copy taken before heap had filled in the header.
+--
+CREATE TABLE vf_returning (a int4[], b int) USING slimheap;
+INSERT INTO vf_returning VALUES ('{}', 1), ('{1,2}', NULL)
+  RETURNING a, b, xmin = pg_current_xact_id()::xid AS own_xmin,
+            ctid IS NOT NULL AS has_ctid;
+UPDATE vf_returning SET b = 2
+  RETURNING a, b, xmin = pg_current_xact_id()::xid AS own_xmin;
+CREATE UNIQUE INDEX vf_returning_a ON vf_returning (a);
+INSERT INTO vf_returning VALUES ('{}', 3), ('{5}', 4)
+  ON CONFLICT (a) DO UPDATE SET b = excluded.b
+  RETURNING a, b, xmin = pg_current_xact_id()::xid AS own_xmin;
+INSERT INTO vf_returning VALUES ('{6}', 5)
+  ON CONFLICT (a) DO NOTHING
+  RETURNING a, b, xmin = pg_current_xact_id()::xid AS own_xmin;
+SELECT a, b FROM vf_returning ORDER BY b;
+SELECT count(*) AS problems FROM slimheap.verify('vf_returning');
+
+DROP TABLE vf_slim, vf_heap, vf_convert, vf_wide, vf_empty, vf_parted, vf_returning;
+DROP VIEW vf_view;
+DROP SEQUENCE vf_seq;
+REVOKE USAGE ON SCHEMA slimheap FROM regress_verify_nobody, regress_verify_scanner;
+DROP ROLE regress_verify_nobody;
+DROP ROLE regress_verify_scanner;

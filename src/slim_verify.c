@@ -1,0 +1,766 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_verify.c
+ *	  slimheap.verify(regclass): check the stored form of every tuple of a
+ *	  slimheap (or heap) table and report what is wrong, one row per problem.
+ *
+ * amcheck's verify_heapam refuses tables whose access method is not heap, so
+ * slimheap brings its own check.  It reads every page through the buffer
+ * manager, copies it while holding a share lock, and then examines the copy:
+ * page header, line pointers, tuple headers and the attributes each tuple
+ * declares.  Nothing read from the page is trusted before it has been
+ * bounds-checked against the page or the tuple, so arbitrary garbage produces
+ * report rows, never a crash and never an error.
+ *
+ * The attribute walk is our own, not heap_deform_tuple(): it follows the
+ * rules by which PostgreSQL's readers find attributes (alignment, fixed
+ * lengths, varlena headers, cstrings) and checks each step against the
+ * tuple's length, so a tuple that passes can be deformed safely and the data
+ * ends exactly where the header says.
+ *
+ * Invariant T1 (a row stores every attribute up to the last column with a
+ * fast default) depends on when a row was formed relative to the ADD COLUMN,
+ * which the page does not record.  What can be checked soundly is explained
+ * at verify_update_chains().
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/toast_compression.h"
+#include "access/tupdesc_details.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_class.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/tuplestore.h"
+
+#include "slimheap.h"
+
+PG_FUNCTION_INFO_V1(slimheap_verify);
+
+/*
+ * The t_infomask2 bit that will mark a row with a compressed tail (the
+ * "compress" mode, see DESIGN.md section 4).  No version of slimheap writes
+ * it yet, so today any tuple carrying it is corrupt.
+ */
+#define SLIM_TAIL_MARKER		0x0800
+
+/* the other t_infomask2 bit PostgreSQL leaves free (htup_details.h) */
+#define SLIM_UNUSED_INFOMASK2	0x1000
+
+#define VERIFY_COLUMNS			3
+
+/* What we remember of each item of the page being checked. */
+typedef struct VerifyItem
+{
+	bool		sound;			/* header and attributes passed every check */
+	int			natts;			/* its natts, when sound */
+} VerifyItem;
+
+typedef struct VerifyState
+{
+	Relation	rel;
+	TupleDesc	tupdesc;
+	int			relnatts;
+	Oid			toastrelid;
+
+	/*
+	 * floor_below[n], for n in 0..relnatts: the highest attribute number <= n
+	 * whose column currently has a non-NULL missing value (a fast default),
+	 * or 0.
+	 */
+	int		   *floor_below;
+	bool		any_missing;
+
+	/* output */
+	Tuplestorestate *tupstore;
+	TupleDesc	retdesc;
+
+	/* position being checked */
+	BlockNumber blkno;
+	OffsetNumber offnum;		/* InvalidOffsetNumber for the page itself */
+
+	/* the private copy of the current page */
+	PGAlignedBlock page;
+	VerifyItem	items[MaxHeapTuplesPerPage + 1];
+} VerifyState;
+
+/*
+ * Report one problem at the current position.
+ */
+static void
+verify_report(VerifyState *st, const char *fmt,...)
+	pg_attribute_printf(2, 3);
+
+static void
+verify_report(VerifyState *st, const char *fmt,...)
+{
+	Datum		values[VERIFY_COLUMNS];
+	bool		nulls[VERIFY_COLUMNS] = {false, false, false};
+	StringInfoData msg;
+
+	initStringInfo(&msg);
+	for (;;)
+	{
+		va_list		args;
+		int			needed;
+
+		va_start(args, fmt);
+		needed = appendStringInfoVA(&msg, fmt, args);
+		va_end(args);
+		if (needed == 0)
+			break;
+		enlargeStringInfo(&msg, needed);
+	}
+
+	values[0] = Int64GetDatum((int64) st->blkno);
+	if (OffsetNumberIsValid(st->offnum))
+		values[1] = Int32GetDatum((int32) st->offnum);
+	else
+		nulls[1] = true;
+	values[2] = CStringGetTextDatum(msg.data);
+	tuplestore_putvalues(st->tupstore, st->retdesc, values, nulls);
+	pfree(msg.data);
+}
+
+/*
+ * Open the relation and refuse what cannot be verified, with an error that
+ * says why.
+ */
+static Relation
+verify_open_relation(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	char		relkind = rel->rd_rel->relkind;
+
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot verify partitioned table \"%s\"",
+						RelationGetRelationName(rel)),
+				 errdetail("A partitioned table stores no rows itself."),
+				 errhint("Verify each of its partitions.")));
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW &&
+		relkind != RELKIND_TOASTVALUE)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("cannot verify \"%s\"", RelationGetRelationName(rel)),
+				 errdetail_relkind_not_supported(relkind)));
+	if (rel->rd_tableam != slim_get_routine() &&
+		rel->rd_tableam != GetHeapamTableAmRoutine())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot verify \"%s\"", RelationGetRelationName(rel)),
+				 errdetail("Only tables of access method slimheap or heap can be verified.")));
+	if (RELATION_IS_OTHER_TEMP(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot verify temporary tables of other sessions")));
+	return rel;
+}
+
+static void
+verify_prepare(VerifyState *st, Relation rel)
+{
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	AttrMissing *missing = NULL;
+	int			n;
+
+	st->rel = rel;
+	st->tupdesc = tupdesc;
+	st->relnatts = tupdesc->natts;
+	st->toastrelid = rel->rd_rel->reltoastrelid;
+
+	if (tupdesc->constr != NULL)
+		missing = tupdesc->constr->missing;
+	st->floor_below = palloc0((st->relnatts + 1) * sizeof(int));
+	st->any_missing = false;
+	for (n = 1; n <= st->relnatts; n++)
+	{
+		st->floor_below[n] = st->floor_below[n - 1];
+		if (missing != NULL && missing[n - 1].am_present)
+		{
+			st->floor_below[n] = n;
+			st->any_missing = true;
+		}
+	}
+}
+
+/*
+ * The page header must describe a layout that fits the block; otherwise
+ * none of its line pointers can be trusted.
+ */
+static bool
+verify_page_header(VerifyState *st, Page page)
+{
+	PageHeader	ph = (PageHeader) page;
+
+	if (ph->pd_lower < SizeOfPageHeaderData ||
+		ph->pd_lower > ph->pd_upper ||
+		ph->pd_upper > ph->pd_special ||
+		ph->pd_special != BLCKSZ)
+	{
+		verify_report(st, "page header is invalid: pd_lower %u, pd_upper %u, pd_special %u",
+					  ph->pd_lower, ph->pd_upper, ph->pd_special);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * The tail of a row in the future "compress" form.  No version of slimheap
+ * writes one yet, so the marker alone makes the tuple corrupt.  When the
+ * compressed tail exists, this is where its encoding gets checked; it then
+ * returns the number of data bytes the tail occupies.
+ */
+static bool
+verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen)
+{
+	verify_report(st, "tail marker set but this version of slimheap writes no compressed tails (t_infomask2 0x%04x)",
+				  tup->t_infomask2);
+	return false;
+}
+
+/*
+ * Check one varlena datum stored at data + off, at most avail bytes long.
+ * Sets *size to its length and *external when it is a TOAST pointer.
+ * Returns false after reporting a problem.
+ */
+static bool
+verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
+			   Size *size, bool *external)
+{
+	*external = false;
+
+	if (VARATT_IS_1B_E(ptr))
+	{
+		varatt_external toast_pointer;
+		uint8		tag;
+		int32		extsize;
+
+		if (avail < VARHDRSZ_EXTERNAL)
+		{
+			verify_report(st, "attribute %d: TOAST pointer header extends past the end of the tuple",
+						  attno);
+			return false;
+		}
+		tag = VARTAG_1B_E(ptr);
+		if (tag != VARTAG_ONDISK)
+		{
+			verify_report(st, "attribute %d: TOAST pointer has tag %u, but only on-disk pointers (tag %u) can be stored",
+						  attno, tag, VARTAG_ONDISK);
+			return false;
+		}
+		*size = VARHDRSZ_EXTERNAL + sizeof(varatt_external);
+		if (*size > avail)
+		{
+			verify_report(st, "attribute %d: TOAST pointer of %zu bytes extends past the end of the tuple (%zu bytes left)",
+						  attno, *size, avail);
+			return false;
+		}
+		*external = true;
+
+		/* the pointer is unaligned on the page: copy it out */
+		memcpy(&toast_pointer, VARDATA_EXTERNAL(ptr), sizeof(toast_pointer));
+		extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
+		if (toast_pointer.va_rawsize < VARHDRSZ ||
+			toast_pointer.va_rawsize > (int32) (VARLENA_EXTSIZE_MASK + VARHDRSZ))
+		{
+			verify_report(st, "attribute %d: TOAST pointer has impossible raw size %d",
+						  attno, toast_pointer.va_rawsize);
+			return false;
+		}
+		if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
+		{
+			uint32		cm = VARATT_EXTERNAL_GET_COMPRESS_METHOD(toast_pointer);
+
+			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
+			{
+				verify_report(st, "attribute %d: TOAST pointer has invalid compression method id %u",
+							  attno, cm);
+				return false;
+			}
+		}
+		else if (extsize != toast_pointer.va_rawsize - VARHDRSZ)
+		{
+			verify_report(st, "attribute %d: uncompressed TOAST value has external size %d but raw size %d",
+						  attno, extsize, toast_pointer.va_rawsize);
+			return false;
+		}
+		if (!OidIsValid(st->toastrelid))
+		{
+			verify_report(st, "attribute %d: TOAST pointer found, but the relation has no TOAST table",
+						  attno);
+			return false;
+		}
+		if (toast_pointer.va_toastrelid != st->toastrelid)
+		{
+			verify_report(st, "attribute %d: TOAST pointer names TOAST relation %u, but the relation's is %u",
+						  attno, toast_pointer.va_toastrelid, st->toastrelid);
+			return false;
+		}
+		return true;
+	}
+
+	if (VARATT_IS_1B(ptr))
+	{
+		/* a short varlena: one header byte that includes itself */
+		*size = VARSIZE_1B(ptr);
+		if (*size < VARHDRSZ_SHORT)
+		{
+			verify_report(st, "attribute %d: short varlena has impossible length %zu",
+						  attno, *size);
+			return false;
+		}
+	}
+	else
+	{
+		if (avail < VARHDRSZ)
+		{
+			verify_report(st, "attribute %d: varlena header extends past the end of the tuple",
+						  attno);
+			return false;
+		}
+		/* 4-byte headers are aligned, but copy anyway: the page is ours */
+		{
+			uint32		header;
+
+			memcpy(&header, ptr, sizeof(header));
+			*size = VARSIZE_4B(&header);
+		}
+		if (*size < VARHDRSZ)
+		{
+			verify_report(st, "attribute %d: varlena has impossible length %zu",
+						  attno, *size);
+			return false;
+		}
+		if (VARATT_IS_4B_C(ptr))
+		{
+			uint32		tcinfo;
+			uint32		cm;
+
+			if (*size < VARHDRSZ_COMPRESSED || avail < VARHDRSZ_COMPRESSED)
+			{
+				verify_report(st, "attribute %d: compressed varlena of %zu bytes is shorter than its header",
+							  attno, *size);
+				return false;
+			}
+			memcpy(&tcinfo, ptr + VARHDRSZ, sizeof(tcinfo));
+			cm = tcinfo >> VARLENA_EXTSIZE_BITS;
+			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
+			{
+				verify_report(st, "attribute %d: compressed varlena has invalid compression method id %u",
+							  attno, cm);
+				return false;
+			}
+		}
+	}
+
+	if (*size > avail)
+	{
+		verify_report(st, "attribute %d: varlena of %zu bytes extends past the end of the tuple (%zu bytes left)",
+					  attno, *size, avail);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Walk the attributes the tuple declares, the way PostgreSQL's readers find
+ * them, and check that the data ends exactly at the end of the tuple.
+ * Returns false after reporting a problem.
+ */
+static bool
+verify_attributes(VerifyState *st, HeapTupleHeader tup, Size tuplen,
+				  int natts)
+{
+	const char *data = (const char *) tup + tup->t_hoff;
+	Size		datalen = tuplen - tup->t_hoff;
+	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
+	Size		off = 0;
+	bool		saw_varwidth = false;
+	bool		saw_external = false;
+	int			attno;
+
+	for (attno = 1; attno <= natts; attno++)
+	{
+		Form_pg_attribute att = TupleDescAttr(st->tupdesc, attno - 1);
+		Size		size;
+
+		if (hasnulls && att_isnull(attno - 1, tup->t_bits))
+			continue;
+
+		if (att->attlen > 0)
+		{
+			off = att_align_nominal(off, att->attalign);
+			size = att->attlen;
+			if (off > datalen || size > datalen - off)
+			{
+				verify_report(st, "attribute %d of length %zu at data offset %zu extends past the end of the tuple data (%zu bytes)",
+							  attno, size, off, datalen);
+				return false;
+			}
+		}
+		else if (att->attlen == -1)
+		{
+			bool		external;
+
+			/*
+			 * Readers look at the byte at the unaligned position: a non-zero
+			 * byte starts a short or external varlena there; a zero byte is
+			 * padding before an aligned 4-byte header.
+			 */
+			if (off >= datalen)
+			{
+				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+							  attno, off, datalen);
+				return false;
+			}
+			off = att_align_pointer(off, att->attalign, att->attlen, data + off);
+			if (off >= datalen)
+			{
+				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+							  attno, off, datalen);
+				return false;
+			}
+			if (!verify_varlena(st, attno, data + off, datalen - off, &size,
+								&external))
+				return false;
+			saw_varwidth = true;
+			saw_external |= external;
+		}
+		else if (att->attlen == -2)
+		{
+			const char *end;
+
+			off = att_align_nominal(off, att->attalign);
+			if (off >= datalen)
+			{
+				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+							  attno, off, datalen);
+				return false;
+			}
+			end = memchr(data + off, '\0', datalen - off);
+			if (end == NULL)
+			{
+				verify_report(st, "attribute %d: cstring is not terminated within the tuple",
+							  attno);
+				return false;
+			}
+			size = end - (data + off) + 1;
+			saw_varwidth = true;
+		}
+		else
+		{
+			/* the descriptor comes from the catalog; this cannot happen */
+			elog(ERROR, "attribute %d of \"%s\" has invalid length %d",
+				 attno, RelationGetRelationName(st->rel), att->attlen);
+		}
+		off += size;
+	}
+
+	if (off != datalen)
+	{
+		verify_report(st, "tuple data is %zu bytes, but its %d attributes end at %zu bytes",
+					  datalen, natts, off);
+		return false;
+	}
+
+	/*
+	 * Readers rely on these flags to decide whether cached attribute offsets
+	 * are usable and whether TOAST values must be deleted with the row.
+	 */
+	if (saw_varwidth && !(tup->t_infomask & HEAP_HASVARWIDTH))
+	{
+		verify_report(st, "variable-width attribute stored, but HEAP_HASVARWIDTH is not set");
+		return false;
+	}
+	if (saw_external && !(tup->t_infomask & HEAP_HASEXTERNAL))
+	{
+		verify_report(st, "TOAST pointer stored, but HEAP_HASEXTERNAL is not set");
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Check one LP_NORMAL item whose storage lies within the page.  Returns true
+ * when the tuple is sound; *natts is then its attribute count.
+ */
+static bool
+verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
+{
+	uint16		infomask = tup->t_infomask;
+	uint16		infomask2 = tup->t_infomask2;
+	Size		expected_hoff;
+	bool		sound = true;
+
+	*natts = HeapTupleHeaderGetNatts(tup);
+
+	if (tup->t_hoff < MAXALIGN(SizeofHeapTupleHeader) ||
+		tup->t_hoff != MAXALIGN(tup->t_hoff) ||
+		tup->t_hoff > tuplen)
+	{
+		verify_report(st, "t_hoff %u is invalid for a tuple of %zu bytes (must be maximally aligned, at least %zu and at most the tuple length)",
+					  tup->t_hoff, tuplen, (Size) MAXALIGN(SizeofHeapTupleHeader));
+		return false;
+	}
+
+	if (*natts > st->relnatts)
+	{
+		verify_report(st, "number of attributes %d exceeds the relation's %d",
+					  *natts, st->relnatts);
+		return false;
+	}
+
+	expected_hoff = SizeofHeapTupleHeader;
+	if (infomask & HEAP_HASNULL)
+		expected_hoff += BITMAPLEN(*natts);
+	expected_hoff = MAXALIGN(expected_hoff);
+	if (tup->t_hoff != expected_hoff)
+	{
+		if (infomask & HEAP_HASNULL)
+			verify_report(st, "t_hoff %u does not match %d attributes with a NULL bitmap (expected %zu)",
+						  tup->t_hoff, *natts, expected_hoff);
+		else
+			verify_report(st, "t_hoff %u does not match a tuple without a NULL bitmap (expected %zu)",
+						  tup->t_hoff, expected_hoff);
+		return false;
+	}
+
+	if (infomask2 & SLIM_TAIL_MARKER)
+		return verify_tail(st, tup, tuplen);
+
+	if (infomask2 & SLIM_UNUSED_INFOMASK2)
+	{
+		verify_report(st, "unknown t_infomask2 bit 0x%04x is set",
+					  SLIM_UNUSED_INFOMASK2);
+		sound = false;
+	}
+
+	/*
+	 * Combinations of visibility bits that no code writes.  (HEAP_KEYS_UPDATED
+	 * with HEAP_XMAX_LOCK_ONLY is not one: SELECT FOR UPDATE writes it.)
+	 * They do not affect where attributes are, so the walk below still runs.
+	 */
+	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_INVALID))
+	{
+		verify_report(st, "HEAP_XMAX_COMMITTED and HEAP_XMAX_INVALID are both set (the composite-datum marker) on a stored tuple");
+		sound = false;
+	}
+	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_IS_MULTI))
+	{
+		verify_report(st, "multixact xmax is marked committed");
+		sound = false;
+	}
+
+	if (!verify_attributes(st, tup, tuplen, *natts))
+		return false;
+	return sound;
+}
+
+/*
+ * Check the line pointers and tuples of the page copy in st->page.
+ */
+static void
+verify_page_items(VerifyState *st)
+{
+	Page		page = st->page.data;
+	PageHeader	ph = (PageHeader) page;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber off;
+
+	if (maxoff > MaxHeapTuplesPerPage)
+	{
+		st->offnum = InvalidOffsetNumber;
+		verify_report(st, "page has %u line pointers, more than a heap page can hold (%zu)",
+					  maxoff, (Size) MaxHeapTuplesPerPage);
+		maxoff = MaxHeapTuplesPerPage;
+	}
+
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		ItemId		lp = PageGetItemId(page, off);
+		unsigned	lp_off = ItemIdGetOffset(lp);
+		unsigned	lp_len = ItemIdGetLength(lp);
+
+		st->offnum = off;
+		st->items[off].sound = false;
+
+		switch (ItemIdGetFlags(lp))
+		{
+			case LP_UNUSED:
+			case LP_DEAD:
+				continue;
+			case LP_REDIRECT:
+				{
+					OffsetNumber target = ItemIdGetRedirect(lp);
+					ItemId		tlp;
+
+					if (target < FirstOffsetNumber || target > maxoff)
+					{
+						verify_report(st, "line pointer redirects to offset %u, outside 1..%u",
+									  target, maxoff);
+						continue;
+					}
+					tlp = PageGetItemId(page, target);
+					if (!ItemIdIsNormal(tlp))
+						verify_report(st, "line pointer redirects to offset %u, which holds no tuple",
+									  target);
+					continue;
+				}
+			case LP_NORMAL:
+				break;
+		}
+
+		if (lp_off != MAXALIGN(lp_off))
+		{
+			verify_report(st, "line pointer offset %u is not maximally aligned",
+						  lp_off);
+			continue;
+		}
+		if (lp_off < ph->pd_upper || lp_off + lp_len > ph->pd_special)
+		{
+			verify_report(st, "line pointer to %u..%u lies outside the tuple space %u..%u of the page",
+						  lp_off, lp_off + lp_len, ph->pd_upper, ph->pd_special);
+			continue;
+		}
+		if (lp_len < MAXALIGN(SizeofHeapTupleHeader))
+		{
+			verify_report(st, "line pointer length %u is shorter than a tuple header (%zu)",
+						  lp_len, (Size) MAXALIGN(SizeofHeapTupleHeader));
+			continue;
+		}
+
+		st->items[off].sound =
+			verify_tuple(st, (HeapTupleHeader) (page + lp_off), lp_len,
+						 &st->items[off].natts);
+	}
+}
+
+/*
+ * Invariant T1 says a row stores every attribute up to the last column that
+ * has a fast default at the time the row is formed.  A row formed *before*
+ * the ADD COLUMN legitimately stores fewer (it reads the default, rightly),
+ * and nothing on the page tells when a row was formed: xmin order is not
+ * commit order, and a transaction may get its xid before it takes its lock
+ * on the table.  So a short row, on its own, is never evidence of a bug.
+ *
+ * Update chains give an ordering that is certain: the new version of a row
+ * is formed after the old one.  If the old version stores attribute m, it
+ * was formed after column m was added; a column's missing value is only ever
+ * dropped (by a rewrite or DROP COLUMN), never added later, so if column m
+ * has one now it had one ever since.  Hence the new version must store at
+ * least through m.  We follow t_ctid within the page (HOT chains and
+ * same-page updates) and accept a successor only when its xmin is the old
+ * version's updating xid.
+ */
+static void
+verify_update_chains(VerifyState *st)
+{
+	Page		page = st->page.data;
+	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
+							  MaxHeapTuplesPerPage);
+	OffsetNumber off;
+
+	if (!st->any_missing)
+		return;
+
+	for (off = FirstOffsetNumber; off <= maxoff; off++)
+	{
+		HeapTupleHeader old;
+		HeapTupleHeader new;
+		OffsetNumber next;
+		int			floor;
+
+		if (!st->items[off].sound)
+			continue;
+		old = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+
+		if (old->t_infomask & (HEAP_XMAX_INVALID | HEAP_XMAX_IS_MULTI))
+			continue;
+		if (HEAP_XMAX_IS_LOCKED_ONLY(old->t_infomask))
+			continue;
+		if (!TransactionIdIsNormal(HeapTupleHeaderGetRawXmax(old)))
+			continue;
+		if (ItemPointerGetBlockNumberNoCheck(&old->t_ctid) != st->blkno)
+			continue;
+		next = ItemPointerGetOffsetNumberNoCheck(&old->t_ctid);
+		if (next == off || next < FirstOffsetNumber || next > maxoff ||
+			!st->items[next].sound)
+			continue;
+
+		new = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, next));
+		if (HeapTupleHeaderGetRawXmin(new) != HeapTupleHeaderGetRawXmax(old))
+			continue;
+
+		floor = st->floor_below[st->items[off].natts];
+		if (st->items[next].natts < floor)
+		{
+			st->offnum = next;
+			verify_report(st, "tuple stores %d attributes, but column %d has a fast default and the tuple it updates (offset %u) stores it: a NULL left out would read back as the default (invariant T1)",
+						  st->items[next].natts, floor, off);
+		}
+	}
+}
+
+Datum
+slimheap_verify(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	VerifyState *st;
+	BufferAccessStrategy strategy;
+	BlockNumber nblocks;
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	st = palloc0(sizeof(VerifyState));
+	st->tupstore = rsinfo->setResult;
+	st->retdesc = rsinfo->setDesc;
+	verify_prepare(st, verify_open_relation(relid));
+
+	strategy = GetAccessStrategy(BAS_BULKREAD);
+	nblocks = RelationGetNumberOfBlocksInFork(st->rel, MAIN_FORKNUM);
+
+	for (st->blkno = 0; st->blkno < nblocks; st->blkno++)
+	{
+		Buffer		buf;
+
+		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * Work on a copy: the share lock is held only for the memcpy, and the
+		 * checks may look at any item of the page in any order.
+		 */
+		buf = ReadBufferExtended(st->rel, MAIN_FORKNUM, st->blkno, RBM_NORMAL,
+								 strategy);
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		memcpy(st->page.data, BufferGetPage(buf), BLCKSZ);
+		UnlockReleaseBuffer(buf);
+
+		/* a page extended but never written is valid and empty */
+		if (PageIsNew(st->page.data))
+			continue;
+
+		st->offnum = InvalidOffsetNumber;
+		if (!verify_page_header(st, st->page.data))
+			continue;
+		verify_page_items(st);
+		verify_update_chains(st);
+	}
+
+	FreeAccessStrategy(strategy);
+	relation_close(st->rel, AccessShareLock);
+	return (Datum) 0;
+}

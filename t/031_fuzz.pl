@@ -1,0 +1,61 @@
+#
+# The differential fuzzer (fuzz/SlimFuzz.pm) at a size that keeps the test
+# suite short: a few fixed seeds, each a series of random schemas whose
+# heap table and slimheap twin must stay equal and verify clean after every
+# step.  `make fuzz SEED=... STEPS=...` runs it at any size.
+#
+use strict;
+use warnings;
+
+use FindBin;
+use lib "$FindBin::Bin/../fuzz";
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+use SlimFuzz;
+
+# [seed, steps]: together about 75 seconds on an idle 2-core machine
+my @runs = ([ 1, 400 ], [ 2, 400 ], [ 3, 400 ]);
+
+my $node = PostgreSQL::Test::Cluster->new('fuzz');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+shared_preload_libraries = 'slimheap'
+autovacuum = off
+restart_after_crash = on
+});
+$node->start;
+
+my ($schemas, $steps) = (0, 0);
+for my $run (@runs)
+{
+	my ($seed, $nsteps) = @$run;
+	my @log;
+	my $fuzz = SlimFuzz->new(
+		seed => $seed,
+		steps => $nsteps,
+		outdir => $PostgreSQL::Test::Utils::tmp_check,
+		# a failure is minimized within the test's time
+		min_runs => 60,
+		min_seconds => 240,
+		log => sub { push @log, @_; note(@_); },
+		session => {
+			psql => 'psql',
+			host => $node->host,
+			port => $node->port,
+			dbname => 'postgres',
+		});
+	my $r = $fuzz->run;
+	$schemas += $r->{schemas};
+	$steps += $r->{steps};
+	ok(!$r->{failure},
+		"seed $seed: $r->{schemas} schemas (widest $r->{columns_max} columns), $r->{steps} steps, twins equal and verified")
+	  or diag(join("\n", grep { /FAILED|step|schema:|  / } @log));
+}
+note("fuzzed $schemas schemas, $steps steps");
+
+$node->stop;
+done_testing();
