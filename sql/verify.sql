@@ -4,8 +4,8 @@
 -- (Corrupted pages are tested in t/030_faults.pl, which can write to the
 -- relation files while the server is stopped.)
 --
-CREATE EXTENSION IF NOT EXISTS slimheap;
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
 
 -- rows of every shape slimheap writes: no bitmap, short bitmap, full
 -- natts, all-NULL, short and long varlenas, TOASTed and compressed values
