@@ -99,10 +99,9 @@ $$;
 -- twin.same_data(h, s, key): count the twin rows whose data bytes (after
 -- t_hoff) differ.  For rows inserted from plain values there must be none:
 -- NULLs take no data bytes and data starts at a MAXALIGNed t_hoff in both
--- forms, so only the header differs.  (Not an invariant for every row: an
--- UPDATE that computes an expanded value, e.g. array_append, is stored by
--- heap with a 4-byte varlena header and by slimheap, which forms the row
--- from the materialized values, with a 1-byte header.)
+-- forms, so only the header differs.  (UPDATE materializes the new row
+-- before the table AM sees it, and slimheap then rewrites only that row's
+-- header, so updated rows keep heap's data bytes too.)
 --
 CREATE FUNCTION twin.same_data(h regclass, s regclass, key text,
 							   OUT rows bigint, OUT data_differs bigint)
