@@ -57,6 +57,20 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 {
 	int			natts = tupdesc->natts;
 
+	/*
+	 * Wide sparse rows end in hundreds of NULLs: skip them eight flags at a
+	 * time while all eight are plain "true".  Anything else is decided one
+	 * flag at a time below.
+	 */
+	while (natts - 8 >= min_natts)
+	{
+		uint64		flags;
+
+		memcpy(&flags, &isnull[natts - 8], sizeof(flags));
+		if (flags != UINT64CONST(0x0101010101010101))
+			break;
+		natts -= 8;
+	}
 	while (natts > min_natts && isnull[natts - 1])
 		natts--;
 	return natts;
@@ -120,6 +134,11 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 						natts, MaxTupleAttributeNumber)));
 
 	stored_natts = slim_stored_natts(tupdesc, isnull, min_natts);
+
+	/* nothing to leave out: heap's own former gives the same bytes */
+	if (stored_natts == natts)
+		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
+
 	for (i = 0; i < stored_natts; i++)
 	{
 		if (isnull[i])
@@ -149,8 +168,7 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	 * Only a row with attributes left out has a shorter header than heap's,
 	 * and only a narrow band of lengths needs the look at its values.
 	 */
-	if (stored_natts < natts &&
-		hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
+	if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
 		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
 		data_len > TOAST_TUPLE_THRESHOLD &&
 		slim_has_toastable_value(tupdesc, isnull, stored_natts))
@@ -172,29 +190,19 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	td->t_hoff = hoff;
 	heap_tuple_set_datum(td, tupdesc, hoff + data_len);
 
-	if (stored_natts == natts)
-	{
-		/* nothing left out: heap's own layout */
-		heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
-						(char *) td + hoff, data_len, &td->t_infomask,
-						hasnull ? td->t_bits : NULL);
-	}
+	/*
+	 * heap_fill_tuple() walks every attribute of the descriptor and, when
+	 * given a bitmap, writes one bit for each; with no bitmap it would store
+	 * the (NULL) trailing values.  Let it write a full-length bitmap into
+	 * scratch space and keep what the stored attributes need.
+	 */
+	heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
+					(char *) td + hoff, data_len, &td->t_infomask,
+					scratch_bits);
+	if (hasnull)
+		memcpy(td->t_bits, scratch_bits, BITMAPLEN(stored_natts));
 	else
-	{
-		/*
-		 * heap_fill_tuple() walks every attribute of the descriptor and, when
-		 * given a bitmap, writes one bit for each; with no bitmap it would
-		 * store the (NULL) trailing values.  Let it write a full-length
-		 * bitmap into scratch space and keep what the stored attributes need.
-		 */
-		heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
-						(char *) td + hoff, data_len, &td->t_infomask,
-						scratch_bits);
-		if (hasnull)
-			memcpy(td->t_bits, scratch_bits, BITMAPLEN(stored_natts));
-		else
-			td->t_infomask &= ~HEAP_HASNULL;
-	}
+		td->t_infomask &= ~HEAP_HASNULL;
 
 	return tuple;
 }
