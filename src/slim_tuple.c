@@ -269,6 +269,10 @@ slim_bitmap_has_null(const bits8 *bits, int natts)
  * data is unchanged), so only the header is rewritten: natts, the bitmap,
  * HEAP_HASNULL and t_hoff.  The rest of the header is copied as
  * heap_copytuple() copies it; heap_insert() sets what it needs.
+ *
+ * Returns NULL when the source is to be stored as it is (the full mode, no
+ * NULLs, nothing to leave out, or the TOAST band), so that the caller can
+ * store it without a copy, as heap does.
  */
 HeapTuple
 slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
@@ -283,12 +287,12 @@ slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
 	HeapTupleHeader td;
 
 	if (mode == SLIM_NULL_BITMAP_FULL || !HeapTupleHasNulls(source))
-		return heap_copytuple(source);
+		return NULL;
 
 	stored_natts = Max(slim_bitmap_last_set(src->t_bits, natts),
 					   Min(min_natts, natts));
 	if (stored_natts == natts)
-		return heap_copytuple(source);
+		return NULL;
 	hasnull = slim_bitmap_has_null(src->t_bits, stored_natts);
 
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
@@ -303,7 +307,7 @@ slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
 	 */
 	if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
 		source->t_len > TOAST_TUPLE_THRESHOLD)
-		return heap_copytuple(source);
+		return NULL;
 
 	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + hoff + data_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);

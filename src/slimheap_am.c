@@ -72,8 +72,20 @@ slim_form_from_slot(Relation rel, TupleTableSlot *slot, bool *kept)
 	}
 
 	if (physical != NULL)
+	{
 		tuple = slim_trim_tuple(physical, info->options.null_bitmap,
 								info->min_natts);
+		if (tuple == NULL)
+		{
+			/*
+			 * Stored as it is: what heap does, materializing the slot (a
+			 * copy only if the tuple still lives in a shared buffer).
+			 */
+			MemoryContextSwitchTo(oldcxt);
+			ExecMaterializeSlot(slot);
+			return ((HeapTupleTableSlot *) slot)->tuple;
+		}
+	}
 	else
 	{
 		slot_getallattrs(slot);
