@@ -5,7 +5,8 @@
  *
  * slimheap stores rows in heap's page format and reuses heap's code for
  * everything but the forming of tuples: rows are written with a shorter NULL
- * bitmap (or none) when their trailing attributes are NULL.
+ * bitmap (or none) when their trailing attributes are NULL.  Its own slot
+ * type forms rows in that form and hands copies out in heap's full form.
  *
  *-------------------------------------------------------------------------
  */
@@ -15,6 +16,7 @@
 #include "access/htup.h"
 #include "access/tableam.h"
 #include "access/tupdesc.h"
+#include "executor/tuptable.h"
 #include "utils/rel.h"
 
 /*
@@ -61,8 +63,30 @@ extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
 								 const bool *isnull, SlimNullBitmap mode,
 								 int min_natts);
-extern HeapTuple slim_trim_tuple(HeapTuple source, SlimNullBitmap mode,
-								 int min_natts);
+extern HeapTuple slim_refit_tuple(HeapTuple source, int desc_natts,
+								  SlimNullBitmap mode, int min_natts);
+extern HeapTuple slim_expand_tuple(HeapTuple source, int desc_natts);
+extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
+											  int desc_natts);
+
+/* slim_slot.c */
+extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;
+extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
+
+#define TTS_IS_SLIMHEAP(slot) \
+	((slot)->tts_ops == &TTSOpsSlimTruncate || \
+	 (slot)->tts_ops == &TTSOpsSlimFull)
+
+extern const TupleTableSlotOps *slim_slot_ops(SlimNullBitmap mode);
+extern TupleTableSlot *slim_slot_reader(TupleTableSlot *slot);
+extern void slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader);
+extern HeapTuple slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode,
+							   int min_natts);
+extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
+
+/* slim_am_write.c, slim_am_read.c */
+extern void slim_init_write_routine(TableAmRoutine *routine);
+extern void slim_init_read_routine(TableAmRoutine *routine);
 
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_get_relinfo(Relation rel);

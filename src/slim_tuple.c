@@ -12,6 +12,12 @@
  * attributes, and no bitmap at all when none of those is NULL.  The result is
  * a standard heap tuple: nothing that reads it needs to know about slimheap.
  *
+ * The same header can be given to a tuple that is already formed (a row of
+ * another table, INSERT ... SELECT) without touching its data, and taken
+ * back: copies of a row that leave slimheap get every attribute again, so
+ * that no other table reads its own fast defaults where the row has NULLs
+ * (docs/format.md).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -21,6 +27,7 @@
 #include "access/tupdesc_details.h"
 #include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
+#include "utils/expandeddatum.h"
 
 #include "slimheap.h"
 
@@ -76,26 +83,141 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 	return natts;
 }
 
+
 /*
- * Does the row hold a value the toaster could compress or move out of line?
- * Only varlena attributes whose storage is not "plain" qualify; those past
- * stored_natts are NULL.
+ * What the data area of a row's first natts attributes needs, computed the
+ * way heap_fill_tuple() lays values out.  *toastable is set when one of
+ * them is a varlena the toaster could compress or move out of line.
  */
-static bool
-slim_has_toastable_value(TupleDesc tupdesc, const bool *isnull,
-						 int stored_natts)
+static Size
+slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+			   int natts, bool *hasnull, bool *toastable)
 {
+	Size		len = 0;
 	int			i;
 
-	for (i = 0; i < stored_natts; i++)
+	*hasnull = false;
+	*toastable = false;
+	for (i = 0; i < natts; i++)
 	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+		Form_pg_attribute att;
+		Pointer		val;
 
-		if (!isnull[i] && att->attlen == -1 &&
-			att->attstorage != TYPSTORAGE_PLAIN)
-			return true;
+		if (isnull[i])
+		{
+			*hasnull = true;
+			continue;
+		}
+		att = TupleDescAttr(tupdesc, i);
+		val = DatumGetPointer(values[i]);
+
+		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
+		{
+			*toastable = true;
+			/* stored with a 1-byte header, unaligned */
+			if (VARATT_CAN_MAKE_SHORT(val))
+			{
+				len += VARATT_CONVERTED_SHORT_SIZE(val);
+				continue;
+			}
+		}
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(val))
+		{
+			/* flattened into the row */
+			len = att_align_nominal(len, att->attalign);
+			len += EOH_get_flat_size(DatumGetEOHP(values[i]));
+			continue;
+		}
+		len = att_align_datum(len, att->attalign, att->attlen, values[i]);
+		len = att_addlength_datum(len, att->attlen, values[i]);
 	}
-	return false;
+	return len;
+}
+
+/*
+ * Write the values of the first natts attributes at data (zeroed, MAXALIGNed
+ * memory of the size slim_data_size() gave), byte for byte as heap does,
+ * and the flags that describe them into *infomask.
+ */
+static void
+slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+			   int natts, char *data, uint16 *infomask)
+{
+	char	   *start = data;
+	int			i;
+
+	for (i = 0; i < natts; i++)
+	{
+		Form_pg_attribute att;
+		Pointer		val;
+		Size		len;
+
+		if (isnull[i])
+			continue;
+		att = TupleDescAttr(tupdesc, i);
+		val = DatumGetPointer(values[i]);
+
+		if (att->attbyval)
+		{
+			/* alignment is relative to the MAXALIGNed start of the data */
+			data = start + att_align_nominal(data - start, att->attalign);
+			store_att_byval(data, values[i], att->attlen);
+			len = att->attlen;
+		}
+		else if (att->attlen == -1)
+		{
+			*infomask |= HEAP_HASVARWIDTH;
+			if (VARATT_IS_EXTERNAL_EXPANDED(val))
+			{
+				ExpandedObjectHeader *eoh = DatumGetEOHP(values[i]);
+
+				data = start + att_align_nominal(data - start, att->attalign);
+				len = EOH_get_flat_size(eoh);
+				EOH_flatten_into(eoh, data, len);
+			}
+			else if (VARATT_IS_EXTERNAL(val))
+			{
+				/* a TOAST pointer: copied as it is, unaligned */
+				*infomask |= HEAP_HASEXTERNAL;
+				len = VARSIZE_EXTERNAL(val);
+				memcpy(data, val, len);
+			}
+			else if (VARATT_IS_SHORT(val))
+			{
+				len = VARSIZE_SHORT(val);
+				memcpy(data, val, len);
+			}
+			else if (att->attstorage != TYPSTORAGE_PLAIN &&
+					 VARATT_CAN_MAKE_SHORT(val))
+			{
+				/* give the value the 1-byte header heap gives it */
+				len = VARATT_CONVERTED_SHORT_SIZE(val);
+				SET_VARSIZE_SHORT(data, len);
+				memcpy(data + 1, VARDATA(val), len - 1);
+			}
+			else
+			{
+				data = start + att_align_nominal(data - start, att->attalign);
+				len = VARSIZE(val);
+				memcpy(data, val, len);
+			}
+		}
+		else if (att->attlen == -2)
+		{
+			/* cstring */
+			*infomask |= HEAP_HASVARWIDTH;
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = strlen(val) + 1;
+			memcpy(data, val, len);
+		}
+		else
+		{
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = att->attlen;
+			memcpy(data, val, len);
+		}
+		data += len;
+	}
 }
 
 /*
@@ -104,11 +226,9 @@ slim_has_toastable_value(TupleDesc tupdesc, const bool *isnull,
  * SLIM_NULL_BITMAP_FULL returns exactly what heap_form_tuple() returns.
  * SLIM_NULL_BITMAP_TRUNCATE leaves out trailing NULL attributes beyond
  * min_natts and omits the bitmap when none of the stored attributes is NULL.
- *
- * The data area is the same in both forms, because NULL attributes occupy no
- * data bytes; only the header (natts, t_hoff, bitmap, HEAP_HASNULL) differs.
- * That lets heap's own routines compute and fill the data with the full
- * descriptor; we only decide on the header.
+ * The data bytes are heap's in both forms (NULLs take no data bytes); only
+ * the header differs.  The trailing NULLs are never visited beyond finding
+ * where they start.
  */
 HeapTuple
 slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
@@ -116,12 +236,12 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;
-	bool		hasnull = false;
+	bool		hasnull;
+	bool		toastable;
 	Size		hoff;
 	Size		data_len;
 	HeapTuple	tuple;
 	HeapTupleHeader td;
-	bits8		scratch_bits[BITMAPLEN(MaxTupleAttributeNumber)];
 	int			i;
 
 	if (mode == SLIM_NULL_BITMAP_FULL)
@@ -139,39 +259,23 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	if (stored_natts == natts)
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
-	for (i = 0; i < stored_natts; i++)
-	{
-		if (isnull[i])
-		{
-			hasnull = true;
-			break;
-		}
-	}
-
+	data_len = slim_data_size(tupdesc, values, isnull, stored_natts,
+							  &hasnull, &toastable);
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
 	if (hasnull)
 		hoff += BITMAPLEN(stored_natts);
 	hoff = MAXALIGN(hoff);
 
-	/* trailing NULLs add nothing here, so the full descriptor is fine */
-	data_len = heap_compute_data_size(tupdesc, (Datum *) values,
-									  (bool *) isnull);
-
 	/*
 	 * heap_insert(), heap_update() and the rewrite of CLUSTER run the toaster
-	 * on rows longer than TOAST_TUPLE_THRESHOLD, and it compresses or moves
-	 * out their values.  A row over the threshold in heap's form but under it
+	 * on rows longer than TOAST_TUPLE_THRESHOLD.  A row over the threshold
+	 * in heap's form (which has a bitmap for every attribute) but under it
 	 * in ours would escape the toaster and be stored longer than heap stores
-	 * it, so give such a row heap's form and let it be toasted as heap's
-	 * would.  (The toaster re-forms any row it changes with the full bitmap,
-	 * so a row over the threshold in both forms ends up like heap's anyway.)
-	 * Only a row with attributes left out has a shorter header than heap's,
-	 * and only a narrow band of lengths needs the look at its values.
+	 * it, so such a row gets heap's form.
 	 */
-	if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
+	if (toastable && hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
 		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
-		data_len > TOAST_TUPLE_THRESHOLD &&
-		slim_has_toastable_value(tupdesc, isnull, stored_natts))
+		data_len > TOAST_TUPLE_THRESHOLD)
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
 	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + hoff + data_len);
@@ -182,44 +286,48 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	tuple->t_tableOid = InvalidOid;
 
 	/*
-	 * heap_tuple_set_datum() fills in the composite-datum fields (length,
-	 * type, typmod and, for versioned row types, the version of the stored
-	 * attributes) and reads natts from the header, so natts goes first.
+	 * heap_tuple_set_datum() fills in the composite-datum fields and reads
+	 * natts from the header, so natts goes first.
 	 */
 	HeapTupleHeaderSetNatts(td, stored_natts);
 	td->t_hoff = hoff;
 	heap_tuple_set_datum(td, tupdesc, hoff + data_len);
 
-	/*
-	 * heap_fill_tuple() walks every attribute of the descriptor and, when
-	 * given a bitmap, writes one bit for each; with no bitmap it would store
-	 * the (NULL) trailing values.  Let it write a full-length bitmap into
-	 * scratch space and keep what the stored attributes need.
-	 */
-	heap_fill_tuple(tupdesc, (Datum *) values, (bool *) isnull,
-					(char *) td + hoff, data_len, &td->t_infomask,
-					scratch_bits);
+	td->t_infomask &= ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
 	if (hasnull)
-		memcpy(td->t_bits, scratch_bits, BITMAPLEN(stored_natts));
-	else
-		td->t_infomask &= ~HEAP_HASNULL;
+	{
+		td->t_infomask |= HEAP_HASNULL;
+		/* palloc0 left every bit 0 (NULL): set those of the values */
+		for (i = 0; i < stored_natts; i++)
+		{
+			if (!isnull[i])
+				td->t_bits[i >> 3] |= 1 << (i & 7);
+		}
+	}
+	slim_fill_data(tupdesc, values, isnull, stored_natts, (char *) td + hoff,
+				   &td->t_infomask);
 
 	return tuple;
 }
 
 /*
- * The number of the last attribute whose bit is set in a NULL bitmap
- * covering natts attributes (0 when all are NULL).
+ * The number of the last attribute a stored tuple holds a value for: its
+ * natts when it has no bitmap, else the last bit set (0 when all are NULL).
  */
 static int
-slim_bitmap_last_set(const bits8 *bits, int natts)
+slim_last_value(HeapTupleHeader td)
 {
-	int			byte = BITMAPLEN(natts) - 1;
+	int			natts = HeapTupleHeaderGetNatts(td);
+	int			byte;
 
+	if (!(td->t_infomask & HEAP_HASNULL))
+		return natts;
+
+	byte = BITMAPLEN(natts) - 1;
 	/* bits past natts in the last byte are never set; mask them anyway */
 	if (byte >= 0 && natts % 8 != 0)
 	{
-		bits8		last = bits[byte] & ((1 << (natts % 8)) - 1);
+		bits8		last = td->t_bits[byte] & ((1 << (natts % 8)) - 1);
 
 		if (last != 0)
 			return byte * 8 + pg_leftmost_one_pos32(last) + 1;
@@ -227,87 +335,102 @@ slim_bitmap_last_set(const bits8 *bits, int natts)
 	}
 	for (; byte >= 0; byte--)
 	{
-		if (bits[byte] != 0)
-			return byte * 8 + pg_leftmost_one_pos32(bits[byte]) + 1;
+		if (td->t_bits[byte] != 0)
+			return byte * 8 + pg_leftmost_one_pos32(td->t_bits[byte]) + 1;
 	}
 	return 0;
 }
 
 /*
- * Is any of the first natts attributes NULL in this bitmap?
+ * Is any of the first natts attributes of a stored tuple NULL?
  */
 static bool
-slim_bitmap_has_null(const bits8 *bits, int natts)
+slim_has_null(HeapTupleHeader td, int natts)
 {
 	int			i;
 
+	if (!(td->t_infomask & HEAP_HASNULL))
+		return false;
 	for (i = 0; i < natts / 8; i++)
 	{
-		if (bits[i] != 0xFF)
+		if (td->t_bits[i] != 0xFF)
 			return true;
 	}
 	if (natts % 8 != 0)
 	{
 		bits8		mask = (1 << (natts % 8)) - 1;
 
-		if ((bits[natts / 8] & mask) != mask)
+		if ((td->t_bits[natts / 8] & mask) != mask)
 			return true;
 	}
 	return false;
 }
 
 /*
- * Turn a heap tuple that stores every attribute of its descriptor (natts
- * equal to the descriptor's) into the form slim_form_tuple() would give the
- * same values, without deforming it.
- *
- * This is the path of INSERT ... SELECT from a table with the same layout,
- * where the executor hands over the source's tuple as it is: heap only
- * copies it, and deforming and forming 800 attributes instead would cost
- * several times that.  The data area does not depend on the bitmap (NULLs
- * take no data bytes, and t_hoff is MAXALIGNed, so alignment within the
- * data is unchanged), so only the header is rewritten: natts, the bitmap,
- * HEAP_HASNULL and t_hoff.  The rest of the header is copied as
- * heap_copytuple() copies it; heap_insert() sets what it needs.
- *
- * Returns NULL when the source is to be stored as it is (the full mode, no
- * NULLs, nothing to leave out, or the TOAST band), so that the caller can
- * store it without a copy, as heap does.
+ * The header a tuple with src's data and natts attributes has: its t_hoff,
+ * and whether it has a bitmap.  Attributes past src's own natts are NULL.
  */
-HeapTuple
-slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
+static Size
+slim_reshaped_hoff(HeapTupleHeader src, int natts, bool *hasnull)
+{
+	int			src_natts = HeapTupleHeaderGetNatts(src);
+
+	*hasnull = natts > src_natts || slim_has_null(src, natts);
+	return MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+					(*hasnull ? BITMAPLEN(natts) : 0));
+}
+
+/*
+ * Write src's row with natts attributes into dst: t_infomask2, t_infomask,
+ * t_hoff, the bitmap and the data, nothing before t_infomask2 (so dst may be
+ * a minimal tuple seen through MINIMAL_TUPLE_OFFSET).  The data bytes do not
+ * depend on the bitmap: NULLs take none, and t_hoff keeps alignment.
+ */
+static void
+slim_reshape_into(HeapTupleHeader src, Size data_len, int natts,
+				  bool hasnull, Size hoff, HeapTupleHeader dst)
+{
+	int			kept = Min(HeapTupleHeaderGetNatts(src), natts);
+	Size		bitmap_len PG_USED_FOR_ASSERTS_ONLY = hasnull ? BITMAPLEN(natts) : 0;
+
+	dst->t_infomask2 = src->t_infomask2;
+	HeapTupleHeaderSetNatts(dst, natts);
+	dst->t_infomask = src->t_infomask & ~HEAP_HASNULL;
+	dst->t_hoff = hoff;
+
+	/* the bitmap, then zeroes up to the data */
+	memset(dst->t_bits, 0, hoff - offsetof(HeapTupleHeaderData, t_bits));
+	if (hasnull)
+	{
+		dst->t_infomask |= HEAP_HASNULL;
+		if (src->t_infomask & HEAP_HASNULL)
+			memcpy(dst->t_bits, src->t_bits, kept / 8);
+		else
+			memset(dst->t_bits, 0xFF, kept / 8);
+		if (kept % 8 != 0)
+		{
+			bits8		mask = (1 << (kept % 8)) - 1;
+
+			dst->t_bits[kept / 8] = (src->t_infomask & HEAP_HASNULL) ?
+				(src->t_bits[kept / 8] & mask) : mask;
+		}
+	}
+	Assert(offsetof(HeapTupleHeaderData, t_bits) + bitmap_len <= hoff);
+	memcpy((char *) dst + hoff, (char *) src + src->t_hoff, data_len);
+}
+
+/*
+ * A palloc'd copy of source whose header stores natts attributes.
+ */
+static HeapTuple
+slim_reshape_tuple(HeapTuple source, int natts)
 {
 	HeapTupleHeader src = source->t_data;
-	int			natts = HeapTupleHeaderGetNatts(src);
-	int			stored_natts;
+	Size		data_len = source->t_len - src->t_hoff;
 	bool		hasnull;
-	Size		hoff;
-	Size		data_len;
+	Size		hoff = slim_reshaped_hoff(src, natts, &hasnull);
 	HeapTuple	tuple;
 	HeapTupleHeader td;
-
-	if (mode == SLIM_NULL_BITMAP_FULL || !HeapTupleHasNulls(source))
-		return NULL;
-
-	stored_natts = Max(slim_bitmap_last_set(src->t_bits, natts),
-					   Min(min_natts, natts));
-	if (stored_natts == natts)
-		return NULL;
-	hasnull = slim_bitmap_has_null(src->t_bits, stored_natts);
-
-	hoff = offsetof(HeapTupleHeaderData, t_bits);
-	if (hasnull)
-		hoff += BITMAPLEN(stored_natts);
-	hoff = MAXALIGN(hoff);
-	data_len = source->t_len - src->t_hoff;
-
-	/*
-	 * The row would escape the toaster where heap's would not: the same rule
-	 * as in slim_form_tuple(), with the tuple's own length as heap's.
-	 */
-	if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
-		source->t_len > TOAST_TUPLE_THRESHOLD)
-		return NULL;
 
 	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + hoff + data_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
@@ -316,18 +439,87 @@ slim_trim_tuple(HeapTuple source, SlimNullBitmap mode, int min_natts)
 	tuple->t_self = source->t_self;
 	tuple->t_tableOid = source->t_tableOid;
 
-	memcpy(td, src, offsetof(HeapTupleHeaderData, t_bits));
-	HeapTupleHeaderSetNatts(td, stored_natts);
-	td->t_hoff = hoff;
-	if (hasnull)
-		memcpy(td->t_bits, src->t_bits, BITMAPLEN(stored_natts));
-	else
-		td->t_infomask &= ~HEAP_HASNULL;
-	/* zero the alignment padding between the bitmap and the data */
-	memset((char *) td->t_bits + (hasnull ? BITMAPLEN(stored_natts) : 0), 0,
-		   hoff - offsetof(HeapTupleHeaderData, t_bits) -
-		   (hasnull ? BITMAPLEN(stored_natts) : 0));
-	memcpy((char *) td + hoff, (char *) src + src->t_hoff, data_len);
-
+	/* what comes before t_infomask2 is copied as heap_copytuple() does */
+	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
+	slim_reshape_into(src, data_len, natts, hasnull, hoff, td);
 	return tuple;
+}
+
+/*
+ * Give a stored tuple the header a new row of a table with desc_natts
+ * attributes gets in this mode: trailing NULLs left out down to min_natts
+ * (truncate), or every attribute (full).  The attributes past the source's
+ * own natts must be NULL, not fast defaults.
+ *
+ * This is INSERT ... SELECT's path: the row needs no deforming, only a new
+ * header.  Returns NULL when the source already has that form.
+ */
+HeapTuple
+slim_refit_tuple(HeapTuple source, int desc_natts, SlimNullBitmap mode,
+				 int min_natts)
+{
+	HeapTupleHeader src = source->t_data;
+	int			src_natts = HeapTupleHeaderGetNatts(src);
+	int			natts;
+
+	if (mode == SLIM_NULL_BITMAP_FULL || src_natts > desc_natts)
+		natts = Max(desc_natts, src_natts);
+	else
+		natts = Max(slim_last_value(src), Min(min_natts, desc_natts));
+
+	if (natts < desc_natts)
+	{
+		bool		hasnull;
+		Size		data_len = source->t_len - src->t_hoff;
+		Size		hoff = slim_reshaped_hoff(src, natts, &hasnull);
+
+		/* the TOAST band: see slim_form_tuple() */
+		if (hoff + data_len <= TOAST_TUPLE_THRESHOLD &&
+			MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+					 BITMAPLEN(desc_natts)) + data_len > TOAST_TUPLE_THRESHOLD)
+			natts = desc_natts;
+	}
+
+	if (natts == src_natts)
+		return NULL;
+	return slim_reshape_tuple(source, natts);
+}
+
+/*
+ * A palloc'd copy of a stored tuple with every attribute of its descriptor
+ * (invariant E1): the form copies leaving a slimheap slot take.
+ */
+HeapTuple
+slim_expand_tuple(HeapTuple source, int desc_natts)
+{
+	if (HeapTupleHeaderGetNatts(source->t_data) >= desc_natts)
+		return heap_copytuple(source);
+	return slim_reshape_tuple(source, desc_natts);
+}
+
+/*
+ * The same as a minimal tuple, for sorts, hashes, tuple stores and parallel
+ * workers' queues.
+ */
+MinimalTuple
+slim_expand_minimal_tuple(HeapTuple source, int desc_natts)
+{
+	HeapTupleHeader src = source->t_data;
+	Size		data_len = source->t_len - src->t_hoff;
+	bool		hasnull;
+	Size		hoff;
+	Size		len;
+	MinimalTuple result;
+
+	if (HeapTupleHeaderGetNatts(src) >= desc_natts)
+		return minimal_tuple_from_heap_tuple(source);
+
+	hoff = slim_reshaped_hoff(src, desc_natts, &hasnull);
+	len = hoff + data_len - MINIMAL_TUPLE_OFFSET;
+	result = (MinimalTuple) palloc(len);
+	memset(result, 0, offsetof(MinimalTupleData, t_infomask2));
+	result->t_len = len;
+	slim_reshape_into(src, data_len, desc_natts, hasnull, hoff,
+					  (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET));
+	return result;
 }

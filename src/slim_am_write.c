@@ -1,0 +1,162 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_am_write.c
+ *	  slimheap's write callbacks: insert, speculative insert, multi-insert
+ *	  and update store rows in slimheap's form through heap's own code.
+ *
+ * The executor hands these callbacks a slimheap slot (table_slot_create()),
+ * which has usually formed the row already, in the slot's form, when the
+ * row was copied or materialized into it.  What is left here is to make sure
+ * the row honours what only the relation knows (its current mode, and for a
+ * table being rewritten the old table's fast defaults) and to give heap a
+ * tuple it may write the header of.  Other slots (CREATE TABLE AS, REFRESH
+ * MATERIALIZED VIEW) have their row formed from values.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
+
+#include "slimheap.h"
+
+/*
+ * The tuple to hand to heap for the row in slot.  When *in_slot is false
+ * the tuple is ours to free once heap is done with it.
+ */
+static HeapTuple
+slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
+{
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+
+	*in_slot = TTS_IS_SLIMHEAP(slot);
+	if (*in_slot)
+		return slim_slot_fit(slot, info->options.null_bitmap, info->min_natts);
+
+	slot_getallattrs(slot);
+	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+						   slot->tts_isnull, info->options.null_bitmap,
+						   info->min_natts);
+}
+
+/*
+ * INSERT and the insert of INSERT ... ON CONFLICT (speculative).  After
+ * heap_insert() a slimheap slot holds the very tuple heap wrote, whose
+ * header answers RETURNING's system columns.
+ */
+static void
+slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
+				int options, BulkInsertState bistate, bool speculative,
+				uint32 specToken)
+{
+	bool		in_slot;
+	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
+
+	slot->tts_tableOid = RelationGetRelid(rel);
+	tuple->t_tableOid = slot->tts_tableOid;
+	if (speculative)
+	{
+		HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
+		options |= HEAP_INSERT_SPECULATIVE;
+	}
+
+	heap_insert(rel, tuple, cid, options, bistate);
+	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
+
+	if (!in_slot)
+		heap_freetuple(tuple);
+}
+
+static void
+slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
+				  int options, BulkInsertState bistate)
+{
+	slim_insert_row(rel, slot, cid, options, bistate, false, 0);
+}
+
+static void
+slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
+							  CommandId cid, int options,
+							  BulkInsertState bistate, uint32 specToken)
+{
+	slim_insert_row(rel, slot, cid, options, bistate, true, specToken);
+}
+
+/*
+ * COPY and batched inserts.  heap_multi_insert() takes the tuple each slot
+ * lends (ExecFetchSlotHeapTuple), so fit every slot's row first and have it
+ * lend that form (an error in between leaves the flag set only until the
+ * slot's next row).  Batches of other slots go in one row at a time.
+ */
+static void
+slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
+				  CommandId cid, int options, BulkInsertState bistate)
+{
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+	int			i;
+
+	for (i = 0; i < ntuples; i++)
+	{
+		if (!TTS_IS_SLIMHEAP(slots[i]))
+		{
+			for (i = 0; i < ntuples; i++)
+				slim_tuple_insert(rel, slots[i], cid, options, bistate);
+			return;
+		}
+	}
+
+	for (i = 0; i < ntuples; i++)
+	{
+		(void) slim_slot_fit(slots[i], info->options.null_bitmap,
+							 info->min_natts);
+		slim_slot_lend_stored(slots[i], true);
+	}
+	heap_multi_insert(rel, slots, ntuples, cid, options, bistate);
+	for (i = 0; i < ntuples; i++)
+		slim_slot_lend_stored(slots[i], false);
+}
+
+static TM_Result
+slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				  CommandId cid, Snapshot snapshot, Snapshot crosscheck,
+				  bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+#if PG_VERSION_NUM >= 160000
+				  TU_UpdateIndexes *update_indexes
+#else
+				  bool *update_indexes
+#endif
+)
+{
+	bool		in_slot;
+	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
+	TM_Result	result;
+
+	slot->tts_tableOid = RelationGetRelid(rel);
+	tuple->t_tableOid = slot->tts_tableOid;
+
+#if PG_VERSION_NUM >= 160000
+	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
+						 lockmode, update_indexes);
+#else
+	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
+						 lockmode);
+	/* a HOT update needs no new index entries */
+	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(tuple);
+#endif
+	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
+
+	if (!in_slot)
+		heap_freetuple(tuple);
+	return result;
+}
+
+void
+slim_init_write_routine(TableAmRoutine *routine)
+{
+	routine->tuple_insert = slim_tuple_insert;
+	routine->tuple_insert_speculative = slim_tuple_insert_speculative;
+	routine->multi_insert = slim_multi_insert;
+	routine->tuple_update = slim_tuple_update;
+}

@@ -1,0 +1,480 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_slot.c
+ *	  slimheap's tuple table slot: rows are formed in slimheap's form when
+ *	  the slot is materialized, and leave it only in heap's full form.
+ *
+ * A stored slimheap row may leave out trailing NULL attributes (natts below
+ * the descriptor's).  That reads right only in its own table, whose fast
+ * defaults it honours; so every copy handed out of the slot (copy_heap_tuple,
+ * copy_minimal_tuple, and copyslot into other slot types, which use those)
+ * gets every attribute again (invariant E1), and so does the tuple the slot
+ * lends (get_heap_tuple: triggers, another table's insert in CREATE TABLE
+ * AS), except to slimheap's own heap_multi_insert() call.
+ *
+ * heap's read callbacks store only into buffer-heap slots, so each slimheap
+ * slot has a "reader": a buffer-heap slot that heap fills and that holds the
+ * buffer pin, exactly as a heap table's slot would.  The slimheap slot shows
+ * the reader's tuple (same pointer, same buffer) and shares its values
+ * arrays, so deforming is heap's own code and costs nothing extra.  A tuple
+ * the slot owns (formed, or copied out of the buffer) is shown to the
+ * reader too, without handing it over.  See docs/slot.md.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+
+#include "slimheap.h"
+
+typedef struct SlimTupleTableSlot
+{
+	/* first, so that heap code casting the slot finds tuple and buffer */
+	BufferHeapTupleTableSlot base;
+	TupleTableSlot *reader;		/* filled by heap; deforms for us */
+	Datum	   *own_values;		/* our arrays, unused: the reader's are used */
+	bool	   *own_isnull;
+	int			floor_natts;	/* slim_missing_natts() of the descriptor */
+	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
+	bool		lend_stored;	/* get_heap_tuple lends the stored form */
+} SlimTupleTableSlot;
+
+#define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
+
+static inline SlimNullBitmap
+slim_slot_mode(TupleTableSlot *slot)
+{
+	return slot->tts_ops == &TTSOpsSlimFull ?
+		SLIM_NULL_BITMAP_FULL : SLIM_NULL_BITMAP_TRUNCATE;
+}
+
+/*
+ * Forget the tuple shown, freeing it if the slot owns it, and the full-form
+ * copy handed out for it.  The reader is left as it is.
+ */
+static void
+slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+
+	if (sslot->handed_out != NULL)
+	{
+		heap_freetuple(sslot->handed_out);
+		sslot->handed_out = NULL;
+	}
+	sslot->lend_stored = false;
+	if (TTS_SHOULDFREE(slot))
+	{
+		heap_freetuple(SLIM_TUPLE(sslot));
+		slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
+	}
+	SLIM_TUPLE(sslot) = NULL;
+	sslot->base.buffer = InvalidBuffer;
+}
+
+/*
+ * Make the slot own tuple (palloc'd in its memory context), and show it to
+ * the reader, which deforms it but never frees it.
+ */
+static void
+slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+	BufferHeapTupleTableSlot *reader = (BufferHeapTupleTableSlot *) sslot->reader;
+
+	/* releases the reader's pin, if any */
+	ExecClearTuple(sslot->reader);
+	slim_slot_drop_tuple(sslot);
+
+	SLIM_TUPLE(sslot) = tuple;
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_flags |= TTS_FLAG_SHOULDFREE;
+	slot->tts_nvalid = 0;
+
+	reader->base.tuple = tuple;
+	reader->base.off = 0;
+	sslot->reader->tts_flags &= ~TTS_FLAG_EMPTY;
+}
+
+static void
+tts_slim_init(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	MemoryContext oldcxt;
+
+	/* table slots always have one; the reader and the floor depend on it */
+	if (slot->tts_tupleDescriptor == NULL)
+		elog(ERROR, "a slimheap slot needs a tuple descriptor");
+
+	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	sslot->reader = MakeSingleTupleTableSlot(slot->tts_tupleDescriptor,
+											 &TTSOpsBufferHeapTuple);
+	MemoryContextSwitchTo(oldcxt);
+
+	sslot->own_values = slot->tts_values;
+	sslot->own_isnull = slot->tts_isnull;
+	slot->tts_values = sslot->reader->tts_values;
+	slot->tts_isnull = sslot->reader->tts_isnull;
+	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
+}
+
+static void
+tts_slim_release(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	slot->tts_values = sslot->own_values;
+	slot->tts_isnull = sslot->own_isnull;
+	if (sslot->reader != NULL)
+	{
+		ExecDropSingleTupleTableSlot(sslot->reader);
+		sslot->reader = NULL;
+	}
+}
+
+static void
+tts_slim_clear(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	slim_slot_drop_tuple(sslot);
+	ExecClearTuple(sslot->reader);
+	slot->tts_nvalid = 0;
+	slot->tts_flags |= TTS_FLAG_EMPTY;
+	ItemPointerSetInvalid(&slot->tts_tid);
+}
+
+/*
+ * Only reached when the slot holds a tuple (a virtual one has every value
+ * valid), which the reader holds too.
+ */
+static void
+tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	TupleTableSlot *reader = ((SlimTupleTableSlot *) slot)->reader;
+
+	Assert(!TTS_EMPTY(reader));
+	slot_getsomeattrs(reader, natts);
+	slot->tts_nvalid = reader->tts_nvalid;
+}
+
+static Datum
+tts_slim_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	if (SLIM_TUPLE(sslot) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot retrieve a system column in this context")));
+	return heap_getsysattr(SLIM_TUPLE(sslot), attnum,
+						   slot->tts_tupleDescriptor, isnull);
+}
+
+/*
+ * A virtual row is formed here, in the slot's form, once; a row lent by a
+ * buffer is copied as it is stored.
+ */
+static void
+tts_slim_materialize(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	MemoryContext oldcxt;
+	HeapTuple	tuple;
+
+	Assert(!TTS_EMPTY(slot));
+	if (TTS_SHOULDFREE(slot))
+		return;
+
+	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	if (SLIM_TUPLE(sslot) == NULL)
+		tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+								slot->tts_isnull, slim_slot_mode(slot),
+								sslot->floor_natts);
+	else
+		tuple = heap_copytuple(SLIM_TUPLE(sslot));
+	MemoryContextSwitchTo(oldcxt);
+
+	slim_slot_store_owned(sslot, tuple);
+}
+
+/*
+ * The stored tuple a slot holds, when its attributes past the tuple's natts
+ * are NULL (not fast defaults of its descriptor), so that a new header is
+ * all it takes to store it elsewhere; NULL otherwise.
+ */
+static HeapTuple
+slim_slot_plain_tuple(TupleTableSlot *slot)
+{
+	HeapTuple	tuple;
+	int			natts;
+
+	if (TTS_IS_SLIMHEAP(slot))
+	{
+		tuple = SLIM_TUPLE((SlimTupleTableSlot *) slot);
+		if (tuple != NULL &&
+			HeapTupleHeaderGetNatts(tuple->t_data) <
+			((SlimTupleTableSlot *) slot)->floor_natts)
+			return NULL;
+		return tuple;
+	}
+	if (!TTS_IS_HEAPTUPLE(slot) && !TTS_IS_BUFFERTUPLE(slot))
+		return NULL;
+
+	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+	if (tuple == NULL)
+		return NULL;
+	natts = HeapTupleHeaderGetNatts(tuple->t_data);
+	if (natts < slot->tts_tupleDescriptor->natts &&
+		natts < slim_missing_natts(slot->tts_tupleDescriptor))
+		return NULL;
+	return tuple;
+}
+
+/*
+ * INSERT ... SELECT hands its rows over this way.  A stored row of the same
+ * layout only gets a new header; any other row is formed from its values,
+ * once.
+ */
+static void
+tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
+{
+	SlimTupleTableSlot *dst = (SlimTupleTableSlot *) dstslot;
+	TupleDesc	desc = dstslot->tts_tupleDescriptor;
+	HeapTuple	source = NULL;
+	HeapTuple	tuple;
+	MemoryContext oldcxt;
+
+	if (srcslot->tts_tupleDescriptor->natts != desc->natts)
+	{
+		/* the generic way: take the values, fill in the rest, form */
+		int			srcnatts = srcslot->tts_tupleDescriptor->natts;
+
+		Assert(srcnatts < desc->natts);
+		slot_getallattrs(srcslot);
+		ExecClearTuple(dstslot);
+		memcpy(dstslot->tts_values, srcslot->tts_values,
+			   srcnatts * sizeof(Datum));
+		memcpy(dstslot->tts_isnull, srcslot->tts_isnull,
+			   srcnatts * sizeof(bool));
+		slot_getmissingattrs(dstslot, srcnatts, desc->natts);
+		ExecStoreVirtualTuple(dstslot);
+		tts_slim_materialize(dstslot);
+		return;
+	}
+
+	source = slim_slot_plain_tuple(srcslot);
+	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
+	if (source != NULL)
+	{
+		tuple = slim_refit_tuple(source, desc->natts, slim_slot_mode(dstslot),
+								 dst->floor_natts);
+		if (tuple == NULL)
+			tuple = heap_copytuple(source);
+	}
+	else
+	{
+		slot_getallattrs(srcslot);
+		tuple = slim_form_tuple(desc, srcslot->tts_values, srcslot->tts_isnull,
+								slim_slot_mode(dstslot), dst->floor_natts);
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	slim_slot_store_owned(dst, tuple);
+}
+
+/*
+ * The tuple the slot lends: heap_insert() of another table (CREATE TABLE
+ * AS, REFRESH MATERIALIZED VIEW) stores it, and triggers read it, so it is
+ * in the full form too; a short row gets a full copy the slot keeps.  Only
+ * slimheap's own multi-insert borrows the stored form (lend_stored).
+ */
+static HeapTuple
+tts_slim_get_heap_tuple(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	HeapTuple	tuple;
+
+	Assert(!TTS_EMPTY(slot));
+	if (SLIM_TUPLE(sslot) == NULL)
+		tts_slim_materialize(slot);
+	tuple = SLIM_TUPLE(sslot);
+	if (sslot->lend_stored ||
+		HeapTupleHeaderGetNatts(tuple->t_data) >=
+		slot->tts_tupleDescriptor->natts)
+		return tuple;
+
+	if (sslot->handed_out == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+
+		sslot->handed_out = slot->tts_ops->copy_heap_tuple(slot);
+		sslot->handed_out->t_self = tuple->t_self;
+		sslot->handed_out->t_tableOid = tuple->t_tableOid;
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return sslot->handed_out;
+}
+
+/*
+ * Copies leave with every attribute (E1).  A row stored before a fast
+ * default was added reads that default past its natts: only its values
+ * tell, so it is formed from them.
+ */
+static HeapTuple
+tts_slim_copy_heap_tuple(TupleTableSlot *slot)
+{
+	HeapTuple	tuple = slim_slot_plain_tuple(slot);
+
+	Assert(!TTS_EMPTY(slot));
+	if (tuple == NULL)
+	{
+		slot_getallattrs(slot);
+		return heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+							   slot->tts_isnull);
+	}
+	return slim_expand_tuple(tuple, slot->tts_tupleDescriptor->natts);
+}
+
+static MinimalTuple
+tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
+{
+	HeapTuple	tuple = slim_slot_plain_tuple(slot);
+
+	Assert(!TTS_EMPTY(slot));
+	if (tuple == NULL)
+	{
+		slot_getallattrs(slot);
+		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
+									   slot->tts_values, slot->tts_isnull);
+	}
+	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor->natts);
+}
+
+/*
+ * One ops table per mode, so that a slot knows the form it materializes
+ * rows in without knowing its relation (table_slot_create() tells it
+ * nothing else).
+ */
+#define SLIM_SLOT_OPS \
+{ \
+	.base_slot_size = sizeof(SlimTupleTableSlot), \
+	.init = tts_slim_init, \
+	.release = tts_slim_release, \
+	.clear = tts_slim_clear, \
+	.getsomeattrs = tts_slim_getsomeattrs, \
+	.getsysattr = tts_slim_getsysattr, \
+	.materialize = tts_slim_materialize, \
+	.copyslot = tts_slim_copyslot, \
+	.get_heap_tuple = tts_slim_get_heap_tuple, \
+	.get_minimal_tuple = NULL, \
+	.copy_heap_tuple = tts_slim_copy_heap_tuple, \
+	.copy_minimal_tuple = tts_slim_copy_minimal_tuple \
+}
+
+const TupleTableSlotOps TTSOpsSlimTruncate = SLIM_SLOT_OPS;
+const TupleTableSlotOps TTSOpsSlimFull = SLIM_SLOT_OPS;
+
+const TupleTableSlotOps *
+slim_slot_ops(SlimNullBitmap mode)
+{
+	return mode == SLIM_NULL_BITMAP_FULL ? &TTSOpsSlimFull : &TTSOpsSlimTruncate;
+}
+
+/*
+ * The slot heap's read callbacks are to fill: a slimheap slot's reader, or
+ * any other slot itself.
+ */
+TupleTableSlot *
+slim_slot_reader(TupleTableSlot *slot)
+{
+	return TTS_IS_SLIMHEAP(slot) ? ((SlimTupleTableSlot *) slot)->reader : slot;
+}
+
+/*
+ * After a heap callback had the reader: show what it holds now.  Costs a
+ * few stores per row; the buffer pin stays with the reader.
+ */
+void
+slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	HeapTuple	shown = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
+
+	if (slot == reader)
+		return;
+
+	if (TTS_EMPTY(reader))
+	{
+		/* heap cleared it (the end of a scan): so is what we showed */
+		if (SLIM_TUPLE(sslot) != NULL)
+			ExecClearTuple(slot);
+		return;
+	}
+	/* the reader still shows our own tuple: heap stored nothing */
+	if (TTS_SHOULDFREE(slot) && shown == SLIM_TUPLE(sslot))
+		return;
+
+	slim_slot_drop_tuple(sslot);
+	SLIM_TUPLE(sslot) = shown;
+	sslot->base.buffer = ((BufferHeapTupleTableSlot *) reader)->buffer;
+	slot->tts_flags &= ~TTS_FLAG_EMPTY;
+	slot->tts_nvalid = reader->tts_nvalid;
+	slot->tts_tid = reader->tts_tid;
+	slot->tts_tableOid = reader->tts_tableOid;
+}
+
+/*
+ * While set, the slot lends its stored tuple (get_heap_tuple) instead of a
+ * full copy: slimheap's multi-insert hands heap_multi_insert() slots.
+ */
+void
+slim_slot_lend_stored(TupleTableSlot *slot, bool lend)
+{
+	Assert(TTS_IS_SLIMHEAP(slot));
+	((SlimTupleTableSlot *) slot)->lend_stored = lend;
+}
+
+/*
+ * Make a slimheap slot hold its row in the form a relation stores it (mode,
+ * and at least min_natts attributes), owned by the slot so that heap can
+ * write the header; return that tuple.  The row must also read back right
+ * through the slot's own descriptor, which may be another table's (the
+ * scan slot of INSERT ... SELECT, handed over as it is).
+ */
+HeapTuple
+slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
+	HeapTuple	tuple = SLIM_TUPLE(sslot);
+	HeapTuple	fitted;
+	MemoryContext oldcxt;
+
+	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(slot));
+	min_natts = Max(min_natts, sslot->floor_natts);
+
+	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
+	if (tuple == NULL ||
+		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
+	{
+		slot_getallattrs(slot);
+		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
+								 mode, min_natts);
+	}
+	else
+	{
+		fitted = slim_refit_tuple(tuple, desc->natts, mode, min_natts);
+		/* heap writes into the header: never into a shared buffer */
+		if (fitted == NULL && !TTS_SHOULDFREE(slot))
+			fitted = heap_copytuple(tuple);
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	if (fitted != NULL)
+		slim_slot_store_owned(sslot, fitted);
+	return SLIM_TUPLE(sslot);
+}
