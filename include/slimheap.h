@@ -63,11 +63,11 @@ extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
 								 const bool *isnull, SlimNullBitmap mode,
 								 int min_natts);
-extern HeapTuple slim_refit_tuple(HeapTuple source, int desc_natts,
+extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
 								  SlimNullBitmap mode, int min_natts);
-extern HeapTuple slim_expand_tuple(HeapTuple source, int desc_natts);
+extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
 extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
-											  int desc_natts);
+											  TupleDesc tupdesc);
 
 /* slim_slot.c */
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;

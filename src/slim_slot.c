@@ -270,7 +270,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
-		tuple = slim_refit_tuple(source, desc->natts, slim_slot_mode(dstslot),
+		tuple = slim_refit_tuple(source, desc, slim_slot_mode(dstslot),
 								 dst->floor_natts);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
@@ -336,7 +336,7 @@ tts_slim_copy_heap_tuple(TupleTableSlot *slot)
 		return heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 							   slot->tts_isnull);
 	}
-	return slim_expand_tuple(tuple, slot->tts_tupleDescriptor->natts);
+	return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
 }
 
 static MinimalTuple
@@ -351,7 +351,7 @@ tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
 		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
 									   slot->tts_values, slot->tts_isnull);
 	}
-	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor->natts);
+	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor);
 }
 
 /*
@@ -467,7 +467,7 @@ slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
 	}
 	else
 	{
-		fitted = slim_refit_tuple(tuple, desc->natts, mode, min_natts);
+		fitted = slim_refit_tuple(tuple, desc, mode, min_natts);
 		/* heap writes into the header: never into a shared buffer */
 		if (fitted == NULL && !TTS_SHOULDFREE(slot))
 			fitted = heap_copytuple(tuple);

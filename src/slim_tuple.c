@@ -16,7 +16,7 @@
  * another table, INSERT ... SELECT) without touching its data, and taken
  * back: copies of a row that leave slimheap get every attribute again, so
  * that no other table reads its own fast defaults where the row has NULLs
- * (docs/format.md).
+ * (docs/slot.md).
  *
  *-------------------------------------------------------------------------
  */
@@ -420,10 +420,13 @@ slim_reshape_into(HeapTupleHeader src, Size data_len, int natts,
 }
 
 /*
- * A palloc'd copy of source whose header stores natts attributes.
+ * A palloc'd copy of source whose header stores natts attributes of
+ * tupdesc.  A composite-datum header (a row formed, not yet stored) is made
+ * anew: versioned datums record the row type's version of the stored
+ * attributes, which changes with natts.
  */
 static HeapTuple
-slim_reshape_tuple(HeapTuple source, int natts)
+slim_reshape_tuple(HeapTuple source, int natts, TupleDesc tupdesc)
 {
 	HeapTupleHeader src = source->t_data;
 	Size		data_len = source->t_len - src->t_hoff;
@@ -442,6 +445,10 @@ slim_reshape_tuple(HeapTuple source, int natts)
 	/* what comes before t_infomask2 is copied as heap_copytuple() does */
 	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
 	slim_reshape_into(src, data_len, natts, hasnull, hoff, td);
+#ifdef HEAP_IS_DATUM
+	if (HeapTupleHeaderIsDatum(src))
+		heap_tuple_set_datum(td, tupdesc, tuple->t_len);
+#endif
 	return tuple;
 }
 
@@ -455,11 +462,12 @@ slim_reshape_tuple(HeapTuple source, int natts)
  * header.  Returns NULL when the source already has that form.
  */
 HeapTuple
-slim_refit_tuple(HeapTuple source, int desc_natts, SlimNullBitmap mode,
+slim_refit_tuple(HeapTuple source, TupleDesc tupdesc, SlimNullBitmap mode,
 				 int min_natts)
 {
 	HeapTupleHeader src = source->t_data;
 	int			src_natts = HeapTupleHeaderGetNatts(src);
+	int			desc_natts = tupdesc->natts;
 	int			natts;
 
 	if (mode == SLIM_NULL_BITMAP_FULL || src_natts > desc_natts)
@@ -482,7 +490,7 @@ slim_refit_tuple(HeapTuple source, int desc_natts, SlimNullBitmap mode,
 
 	if (natts == src_natts)
 		return NULL;
-	return slim_reshape_tuple(source, natts);
+	return slim_reshape_tuple(source, natts, tupdesc);
 }
 
 /*
@@ -490,11 +498,11 @@ slim_refit_tuple(HeapTuple source, int desc_natts, SlimNullBitmap mode,
  * (invariant E1): the form copies leaving a slimheap slot take.
  */
 HeapTuple
-slim_expand_tuple(HeapTuple source, int desc_natts)
+slim_expand_tuple(HeapTuple source, TupleDesc tupdesc)
 {
-	if (HeapTupleHeaderGetNatts(source->t_data) >= desc_natts)
+	if (HeapTupleHeaderGetNatts(source->t_data) >= tupdesc->natts)
 		return heap_copytuple(source);
-	return slim_reshape_tuple(source, desc_natts);
+	return slim_reshape_tuple(source, tupdesc->natts, tupdesc);
 }
 
 /*
@@ -502,8 +510,9 @@ slim_expand_tuple(HeapTuple source, int desc_natts)
  * workers' queues.
  */
 MinimalTuple
-slim_expand_minimal_tuple(HeapTuple source, int desc_natts)
+slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc)
 {
+	int			desc_natts = tupdesc->natts;
 	HeapTupleHeader src = source->t_data;
 	Size		data_len = source->t_len - src->t_hoff;
 	bool		hasnull;
