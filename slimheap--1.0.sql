@@ -12,7 +12,8 @@ CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler;
 COMMENT ON ACCESS METHOD slimheap IS 'heap storage with truncated NULL bitmaps';
 
 -- ---------------------------------------------------------------------------
--- Introspection and advice (docs/inspect.md, src/slim_inspect.c):
+-- Introspection and advice (docs/inspect.md; src/slim_stats.c,
+-- src/slim_estimate.c, src/slim_page_items.c):
 --   stats(regclass)             what slimheap saved on a slimheap table
 --   estimate(regclass, int)     what it would save on a heap table (or any
 --                               table storing heap tuples), per mode
@@ -33,8 +34,6 @@ CREATE FUNCTION stats(rel regclass,
 	OUT full_bytes bigint,
 	OUT truncated_rows bigint,
 	OUT truncated_bytes bigint,
-	OUT tail_rows bigint,
-	OUT tail_bytes bigint,
 	OUT heap_layout_bytes bigint,
 	OUT saved_bytes bigint,
 	OUT saved_percent numeric)
@@ -68,7 +67,6 @@ CREATE FUNCTION page_items(rel regclass, blkno bigint,
 	OUT natts integer,
 	OUT t_hoff integer,
 	OUT has_bitmap boolean,
-	OUT tail_encoding text,
 	OUT problem text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_page_items'
