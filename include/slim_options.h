@@ -13,6 +13,7 @@
 #ifndef SLIM_OPTIONS_H
 #define SLIM_OPTIONS_H
 
+#include "access/tableam.h"
 #include "nodes/parsenodes.h"
 
 /* namespace of the options, as in WITH (slimheap.null_bitmap = ...) */
@@ -31,6 +32,6 @@ extern bool slim_reloptions_have_entries(Datum reloptions);
 extern Datum slim_build_reloptions(const List *entries, const List *others);
 
 /* slim_options_ddl.c */
-extern void slim_options_ddl_init(void);
+extern void slim_options_ddl_init(const TableAmRoutine *routine);
 
 #endif							/* SLIM_OPTIONS_H */

@@ -68,7 +68,7 @@ extern HeapTuple slim_trim_tuple(HeapTuple source, SlimNullBitmap mode,
 extern const SlimRelInfo *slim_get_relinfo(Relation rel);
 
 /* slim_options.c */
-extern void slim_options_init(void);
+extern void slim_options_init(const TableAmRoutine *routine);
 extern void slim_parse_reloptions(Datum reloptions, SlimOptions *opts);
 
 /* slim_cluster.c */

@@ -435,8 +435,13 @@ slim_parse_reloptions(Datum reloptions, SlimOptions *opts)
 	list_free_deep(entries);
 }
 
+/*
+ * Install the DDL hooks.  routine is slimheap's table access method routine:
+ * how the hooks recognise slimheap (the options code calls nothing of the
+ * access method's).
+ */
 void
-slim_options_init(void)
+slim_options_init(const TableAmRoutine *routine)
 {
-	slim_options_ddl_init();
+	slim_options_ddl_init(routine);
 }

@@ -32,6 +32,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
@@ -42,17 +43,21 @@
 #include "commands/event_trigger.h"
 #include "commands/tablecmds.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "tcop/cmdtag.h"
 #include "tcop/utility.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/syscache.h"
 
-#include "slimheap.h"
 #include "slim_options.h"
 
 PG_FUNCTION_INFO_V1(slimheap_options_guard);
+
+/* slimheap's routine, from slim_options_ddl_init() */
+static const TableAmRoutine *slim_am_routine = NULL;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
@@ -75,6 +80,8 @@ typedef struct SlimPending
 	List	   *entries;		/* "slimheap.<name>=<value>" to store */
 	bool		applied;		/* CREATE: stored */
 } SlimPending;
+
+static bool slim_statement_needs_hook(Node *parsetree);
 
 /* set only while core runs a statement of ours */
 static SlimPending *slim_pending = NULL;
@@ -160,18 +167,28 @@ slim_am_is_slimheap(Oid amoid)
 		return false;
 	am = (Form_pg_am) GETSTRUCT(tuple);
 	result = am->amtype == AMTYPE_TABLE &&
-		GetTableAmRoutine(am->amhandler) == slim_get_routine();
+		GetTableAmRoutine(am->amhandler) == slim_am_routine;
 	ReleaseSysCache(tuple);
 	return result;
 }
 
 /*
- * Error out unless slimheap options can apply to the relation called relname
- * of kind relkind, stored by access method amoid: a table or materialized
- * view that uses slimheap.
+ * Whether slimheap options apply to the relation called relname of kind
+ * relkind, stored by access method amoid: a table or materialized view that
+ * uses slimheap.  Other kinds of relation are an error.  So is a table or
+ * materialized view of another access method, except when it is being
+ * created (on_create): then the options are ignored with a WARNING and this
+ * returns false.
+ *
+ * Why the exception: a table that left slimheap without the hook (in a
+ * session without the library and without event triggers, e.g. with
+ * session_replication_role = replica, or in single-user mode) keeps its
+ * slimheap entries, and pg_dump writes them into its CREATE TABLE.  A
+ * restore must not lose that table, and its options have nothing to apply to.
  */
-static void
-slim_check_target(const char *relname, char relkind, Oid amoid)
+static bool
+slim_check_target(const char *relname, char relkind, Oid amoid,
+				  bool on_create)
 {
 	if (relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
@@ -184,13 +201,25 @@ slim_check_target(const char *relname, char relkind, Oid amoid)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot set slimheap options on \"%s\"", relname),
 				 errdetail_relkind_not_supported(relkind)));
-	if (!slim_am_is_slimheap(amoid))
-		ereport(ERROR,
+	if (slim_am_is_slimheap(amoid))
+		return true;
+	if (on_create)
+	{
+		ereport(WARNING,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot set slimheap options on \"%s\"", relname),
-				 errdetail("\"%s\" does not use access method slimheap.",
+				 errmsg("slimheap options on \"%s\" are ignored", relname),
+				 errdetail("\"%s\" does not use access method slimheap; it is created without them.",
 						   relname),
-				 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
+				 errhint("Create it with USING slimheap, or convert it later with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).")));
+		return false;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("cannot set slimheap options on \"%s\"", relname),
+			 errdetail("\"%s\" does not use access method slimheap.",
+					   relname),
+			 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
+	return false;				/* keep the compiler quiet */
 }
 
 static bool
@@ -322,7 +351,8 @@ slim_relation_created(Oid relid)
 			relnamespace != RangeVarGetCreationNamespace(pending->relation))
 			return;
 		pending->applied = true;
-		slim_check_target(relname, relkind, relam);
+		if (!slim_check_target(relname, relkind, relam, true))
+			return;
 	}
 	else
 	{
@@ -591,7 +621,7 @@ slim_alter(const SlimUtilityCall *call)
 		/* RESET may clean a table of entries left behind, see below */
 		if (!change->is_reset ||
 			(relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW))
-			slim_check_target(relname, relkind, relam);
+			(void) slim_check_target(relname, relkind, relam, false);
 		foreach(le, slim_option_entries(change->defs, change->is_reset))
 			entries = slim_apply_entry(entries, lfirst(le), change->is_reset);
 	}
@@ -622,6 +652,28 @@ slim_alter(const SlimUtilityCall *call)
 		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
 }
 
+/*
+ * The checks standard_ProcessUtility() makes first, for statements that
+ * change the database (all those the hook works on but EXPLAIN): not in a
+ * read-only transaction, in parallel mode or during recovery.  Running them
+ * before the hook looks up, locks or writes anything gives core's own error
+ * (on a hot standby, "cannot execute ALTER TABLE in a read-only
+ * transaction") where the hook would otherwise fail first with another one,
+ * or write pg_class before core rejects the statement.
+ */
+static void
+slim_check_writable(Node *parsetree)
+{
+	const char *cmdname;
+
+	if (!XactReadOnly && !IsInParallelMode())
+		return;
+	cmdname = GetCommandTagName(CreateCommandTag(parsetree));
+	PreventCommandIfReadOnly(cmdname);
+	PreventCommandIfParallelMode(cmdname);
+	PreventCommandDuringRecovery(cmdname);
+}
+
 static void
 slim_dispatch(const SlimUtilityCall *call)
 {
@@ -629,9 +681,36 @@ slim_dispatch(const SlimUtilityCall *call)
 
 	switch (nodeTag(parsetree))
 	{
+		case T_ExplainStmt:
+			/* only EXPLAIN ANALYZE CREATE TABLE AS creates: core checks it */
+			slim_create(call);
+			return;
 		case T_CreateStmt:
 		case T_CreateTableAsStmt:
-		case T_ExplainStmt:
+		case T_AlterTableStmt:
+		case T_ViewStmt:
+		case T_IndexStmt:
+			break;
+		default:
+			slim_run_core(call, call->pstmt);
+			return;
+	}
+
+	/*
+	 * A statement that names no slimheap option, on a relation that has no
+	 * slimheap entries, is core's alone: the hook does nothing at all.
+	 */
+	if (!slim_statement_needs_hook(parsetree))
+	{
+		slim_run_core(call, call->pstmt);
+		return;
+	}
+	slim_check_writable(parsetree);
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+		case T_CreateTableAsStmt:
 			slim_create(call);
 			break;
 		case T_AlterTableStmt:
@@ -654,8 +733,7 @@ slim_dispatch(const SlimUtilityCall *call)
 				break;
 			}
 		default:
-			slim_run_core(call, call->pstmt);
-			break;
+			elog(ERROR, "unexpected statement type %d", (int) nodeTag(parsetree));
 	}
 }
 
@@ -784,8 +862,9 @@ slimheap_options_guard(PG_FUNCTION_ARGS)
 }
 
 void
-slim_options_ddl_init(void)
+slim_options_ddl_init(const TableAmRoutine *routine)
 {
+	slim_am_routine = routine;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = slim_ProcessUtility;
 	prev_object_access = object_access_hook;
