@@ -20,15 +20,11 @@
 #define SLIM_OPTION_NAMESPACE	"slimheap"
 
 /* slim_options.c */
-extern bool slim_is_option(const DefElem *def);
 extern bool slim_list_has_option(const List *defs);
 extern List *slim_split_options(const List *defs, List **others);
-extern char *slim_option_entry(const DefElem *def, bool is_reset);
 extern List *slim_option_entries(const List *defs, bool is_reset);
 extern List *slim_apply_entry(List *entries, const char *entry, bool is_reset);
-extern void slim_split_reloptions(Datum reloptions, List **entries,
-								  List **others);
-extern bool slim_reloptions_have_entries(Datum reloptions);
+extern void slim_read_reloptions(Oid relid, List **entries, List **others);
 extern Datum slim_build_reloptions(const List *entries, const List *others);
 
 /* slim_options_ddl.c */

@@ -253,8 +253,6 @@ slim_store_entries(Oid relid, const List *entries)
 	Relation	pgclass;
 	HeapTuple	tuple;
 	HeapTuple	newtuple;
-	Datum		datum;
-	bool		isnull;
 	List	   *old_entries;
 	List	   *others;
 	Datum		newoptions;
@@ -262,20 +260,14 @@ slim_store_entries(Oid relid, const List *entries)
 	bool		nulls[Natts_pg_class];
 	bool		replace[Natts_pg_class];
 
+	slim_read_reloptions(relid, &old_entries, &others);
+	if (slim_string_lists_equal(old_entries, entries))
+		return false;
+
 	pgclass = table_open(RelationRelationId, RowExclusiveLock);
 	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
-
-	datum = heap_getattr(tuple, Anum_pg_class_reloptions,
-						 RelationGetDescr(pgclass), &isnull);
-	slim_split_reloptions(isnull ? (Datum) 0 : datum, &old_entries, &others);
-	if (slim_string_lists_equal(old_entries, entries))
-	{
-		heap_freetuple(tuple);
-		table_close(pgclass, RowExclusiveLock);
-		return false;
-	}
 
 	newoptions = slim_build_reloptions(entries, others);
 	memset(values, 0, sizeof(values));
@@ -303,18 +295,9 @@ slim_store_entries(Oid relid, const List *entries)
 static List *
 slim_stored_entries(Oid relid)
 {
-	HeapTuple	tuple;
-	Datum		datum;
-	bool		isnull;
-	List	   *entries = NIL;
+	List	   *entries;
 
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return NIL;
-	datum = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
-	if (!isnull)
-		slim_split_reloptions(datum, &entries, NULL);
-	ReleaseSysCache(tuple);
+	slim_read_reloptions(relid, &entries, NULL);
 	return entries;
 }
 

@@ -31,7 +31,6 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/toast_compression.h"
-#include "access/tupdesc_details.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_class.h"
 #include "fmgr.h"
@@ -168,7 +167,6 @@ static void
 verify_prepare(VerifyState *st, Relation rel)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
-	AttrMissing *missing = NULL;
 	int			n;
 
 	st->rel = rel;
@@ -176,18 +174,13 @@ verify_prepare(VerifyState *st, Relation rel)
 	st->relnatts = tupdesc->natts;
 	st->toastrelid = rel->rd_rel->reltoastrelid;
 
-	if (tupdesc->constr != NULL)
-		missing = tupdesc->constr->missing;
+	/* the writers' own rule (slim_tuple.c), for every stored natts */
+	st->any_missing = slim_missing_natts(tupdesc) > 0;
 	st->floor_below = palloc0((st->relnatts + 1) * sizeof(int));
-	st->any_missing = false;
-	for (n = 1; n <= st->relnatts; n++)
+	if (st->any_missing)
 	{
-		st->floor_below[n] = st->floor_below[n - 1];
-		if (missing != NULL && missing[n - 1].am_present)
-		{
-			st->floor_below[n] = n;
-			st->any_missing = true;
-		}
+		for (n = 1; n <= st->relnatts; n++)
+			st->floor_below[n] = slim_missing_natts_upto(tupdesc, n);
 	}
 }
 
