@@ -5,8 +5,8 @@
  *	  the text[] that pg_class.reloptions stores them in.
  *
  * Shared by slim_options.c (what the options are, how they are spelled,
- * checked and stored) and slim_options_ddl.c (the DDL statements that carry
- * them).
+ * checked and stored), slim_options_ddl.c (the DDL statements that carry
+ * them) and slim_options_guard.c (which statements need the hook).
  *
  *-------------------------------------------------------------------------
  */
@@ -29,5 +29,9 @@ extern Datum slim_build_reloptions(const List *entries, const List *others);
 
 /* slim_options_ddl.c */
 extern void slim_options_ddl_init(const TableAmRoutine *routine);
+extern bool slim_options_hook_active(void);
+
+/* slim_options_guard.c */
+extern bool slim_statement_needs_hook(Node *parsetree);
 
 #endif							/* SLIM_OPTIONS_H */

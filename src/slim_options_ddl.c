@@ -22,7 +22,11 @@
  *
  * The hook exists only in sessions that loaded the library before the
  * statement started.  For the others, an event trigger of the extension
- * (slimheap_options_guard) stops any statement the hook should have seen.
+ * (slim_options_guard.c) stops any statement the hook should have seen.
+ *
+ * Core's read-only, recovery and permission checks come first, and a
+ * statement without slimheap options on a relation without slimheap entries
+ * is core's alone (slim_dispatch()).
  *
  *-------------------------------------------------------------------------
  */
@@ -40,7 +44,6 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
-#include "commands/event_trigger.h"
 #include "commands/tablecmds.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -53,8 +56,6 @@
 #include "utils/syscache.h"
 
 #include "slim_options.h"
-
-PG_FUNCTION_INFO_V1(slimheap_options_guard);
 
 /* slimheap's routine, from slim_options_ddl_init() */
 static const TableAmRoutine *slim_am_routine = NULL;
@@ -80,8 +81,6 @@ typedef struct SlimPending
 	List	   *entries;		/* "slimheap.<name>=<value>" to store */
 	bool		applied;		/* CREATE: stored */
 } SlimPending;
-
-static bool slim_statement_needs_hook(Node *parsetree);
 
 /* set only while core runs a statement of ours */
 static SlimPending *slim_pending = NULL;
@@ -757,91 +756,15 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 }
 
-/*
- * Event trigger support: whether a statement needs the hook, i.e. names
- * slimheap options, or changes the options or access method of a relation
- * that has some stored.
- */
-static bool
-slim_relation_has_entries(const RangeVar *relation)
-{
-	Oid			relid = RangeVarGetRelid(relation, NoLock, true);
-
-	return OidIsValid(relid) && slim_stored_entries(relid) != NIL;
-}
-
-static bool
-slim_statement_needs_hook(Node *parsetree)
-{
-	ListCell   *lc;
-	bool		touches_options = false;
-
-	switch (nodeTag(parsetree))
-	{
-		case T_CreateStmt:
-			return slim_list_has_option(((CreateStmt *) parsetree)->options);
-		case T_CreateTableAsStmt:
-			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options);
-		case T_ViewStmt:
-			return slim_list_has_option(((ViewStmt *) parsetree)->options);
-		case T_IndexStmt:
-			return slim_list_has_option(((IndexStmt *) parsetree)->options);
-		case T_CreateSchemaStmt:
-			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
-			{
-				if (slim_statement_needs_hook(lfirst(lc)))
-					return true;
-			}
-			return false;
-		case T_AlterTableStmt:
-			foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
-			{
-				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-				if (cmd->subtype == AT_SetRelOptions ||
-					cmd->subtype == AT_ResetRelOptions)
-				{
-					if (slim_list_has_option((List *) cmd->def))
-						return true;
-					touches_options = true;
-				}
-				else if (cmd->subtype == AT_SetAccessMethod)
-					touches_options = true;
-			}
-			return touches_options &&
-				slim_relation_has_entries(((AlterTableStmt *) parsetree)->relation);
-		default:
-			return false;
-	}
-}
 
 /*
- * ddl_command_start event trigger created by the extension script.  In a
- * session that had the library loaded when the statement started, the hook
- * runs the statement and there is nothing to check.  Otherwise calling this
- * function has just loaded the library, too late for this statement: core
- * would reject our options with an obscure message, or, for SET ACCESS
- * METHOD heap, keep entries on the table that core cannot validate.
+ * Whether the hook is running a statement (slim_options_guard.c: if not, the
+ * library was loaded too late for the statement).
  */
-Datum
-slimheap_options_guard(PG_FUNCTION_ARGS)
+bool
+slim_options_hook_active(void)
 {
-	EventTriggerData *trigdata;
-
-	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"slimheap_options_guard\" must be fired by an event trigger")));
-	trigdata = (EventTriggerData *) fcinfo->context;
-
-	if (slim_hook_depth == 0 && slim_statement_needs_hook(trigdata->parsetree))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
-				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
-				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
-
-	PG_RETURN_VOID();
+	return slim_hook_depth > 0;
 }
 
 void
