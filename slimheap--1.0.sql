@@ -3,16 +3,82 @@
 -- complain if script is sourced in psql, rather than via CREATE EXTENSION
 \echo Use "CREATE EXTENSION slimheap" to load this file. \quit
 
-CREATE FUNCTION slimheap_tableam_handler(internal)
+-- ---------------------------------------------------------------------------
+-- The schema is the extension's own (docs/options.md, "The schema").  CREATE EXTENSION
+-- reuses a schema of the control file's name that already exists, so refuse
+-- one that someone else could have prepared: owned by another role (unless a
+-- superuser), open to CREATE by other roles, or already holding a function of
+-- one of our names (an overload such as stats(text) would win over
+-- stats(regclass) for a call with a string literal, and run as the caller).
+-- Every name below is qualified with @extschema@ (always "slimheap": the
+-- control file fixes the schema and the extension is not relocatable).
+-- ---------------------------------------------------------------------------
+DO $check$
+DECLARE
+	nsp pg_catalog.oid;
+	owner pg_catalog.oid;
+	clash pg_catalog.text;
+BEGIN
+	SELECT n.oid, n.nspowner INTO nsp, owner
+	  FROM pg_catalog.pg_namespace n WHERE n.nspname = '@extschema@';
+
+	IF owner <> (SELECT r.oid FROM pg_catalog.pg_roles r
+				  WHERE r.rolname = CURRENT_USER)
+	   AND NOT (SELECT r.rolsuper FROM pg_catalog.pg_roles r
+				 WHERE r.oid = owner) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = pg_catalog.format('schema "%s" already exists and is owned by role "%s"',
+									   '@extschema@',
+									   (SELECT r.rolname FROM pg_catalog.pg_roles r
+										 WHERE r.oid = owner)),
+			DETAIL = 'slimheap installs only into a schema of its own: whoever owns the schema can create functions in it that calls of slimheap''s functions would run.',
+			HINT = pg_catalog.format('Drop or rename schema "%s" (after checking what it holds), then run CREATE EXTENSION slimheap again.',
+									'@extschema@');
+	END IF;
+
+	IF EXISTS (SELECT FROM pg_catalog.aclexplode(
+					(SELECT n.nspacl FROM pg_catalog.pg_namespace n
+					  WHERE n.oid = nsp)) a
+				WHERE a.privilege_type = 'CREATE' AND a.grantee <> owner) THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'insufficient_privilege',
+			MESSAGE = pg_catalog.format('schema "%s" already exists and other roles may create objects in it',
+									   '@extschema@'),
+			HINT = pg_catalog.format('REVOKE CREATE ON SCHEMA %s from every role but its owner, or drop the schema, then run CREATE EXTENSION slimheap again.',
+									'@extschema@');
+	END IF;
+
+	SELECT pg_catalog.string_agg('@extschema@.' || p.proname || '(' ||
+								  pg_catalog.pg_get_function_identity_arguments(p.oid) || ')',
+								  ', ' ORDER BY p.proname, p.oid)
+	  INTO clash
+	  FROM pg_catalog.pg_proc p
+	 WHERE p.pronamespace = nsp
+	   AND p.proname IN ('slimheap_tableam_handler', 'stats', 'estimate',
+						 'page_items', 'slimheap_options_guard', 'verify');
+	IF clash IS NOT NULL THEN
+		RAISE EXCEPTION USING
+			ERRCODE = 'duplicate_function',
+			MESSAGE = pg_catalog.format('schema "%s" already holds functions named like slimheap''s: %s',
+									   '@extschema@', clash),
+			DETAIL = 'A call such as slimheap.stats(''t'') could run one of them instead of slimheap''s.',
+			HINT = 'Drop or move those functions, then run CREATE EXTENSION slimheap again.';
+	END IF;
+END
+$check$;
+
+CREATE FUNCTION @extschema@.slimheap_tableam_handler(internal)
 RETURNS table_am_handler
 AS 'MODULE_PATHNAME'
 LANGUAGE C STRICT;
 
-CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler;
+CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER @extschema@.slimheap_tableam_handler;
 COMMENT ON ACCESS METHOD slimheap IS 'heap storage with truncated NULL bitmaps';
 
 -- ---------------------------------------------------------------------------
--- Introspection and advice (docs/inspect.md, src/slim_inspect.c):
+-- Introspection and advice (docs/inspect.md; src/slim_stats.c,
+-- src/slim_estimate.c, src/slim_page_items.c):
 --   stats(regclass)             what slimheap saved on a slimheap table
 --   estimate(regclass, int)     what it would save on a heap table (or any
 --                               table storing heap tuples), per mode
@@ -21,7 +87,7 @@ COMMENT ON ACCESS METHOD slimheap IS 'heap storage with truncated NULL bitmaps';
 -- pg_stat_scan_tables may run them.  PARALLEL RESTRICTED: a parallel worker
 -- cannot read the leader's temporary tables.
 -- ---------------------------------------------------------------------------
-CREATE FUNCTION stats(rel regclass,
+CREATE FUNCTION @extschema@.stats(rel regclass,
 	OUT table_bytes bigint,
 	OUT pages bigint,
 	OUT live_rows bigint,
@@ -33,8 +99,6 @@ CREATE FUNCTION stats(rel regclass,
 	OUT full_bytes bigint,
 	OUT truncated_rows bigint,
 	OUT truncated_bytes bigint,
-	OUT tail_rows bigint,
-	OUT tail_bytes bigint,
 	OUT heap_layout_bytes bigint,
 	OUT saved_bytes bigint,
 	OUT saved_percent numeric)
@@ -43,7 +107,7 @@ AS 'MODULE_PATHNAME', 'slimheap_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
 -- sample_rows NULL: read every row
-CREATE FUNCTION estimate(rel regclass, sample_rows integer DEFAULT 30000,
+CREATE FUNCTION @extschema@.estimate(rel regclass, sample_rows integer DEFAULT 30000,
 	OUT mode text,
 	OUT sampled_rows bigint,
 	OUT sampled_pages bigint,
@@ -59,7 +123,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_estimate'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 2;
 
-CREATE FUNCTION page_items(rel regclass, blkno bigint,
+CREATE FUNCTION @extschema@.page_items(rel regclass, blkno bigint,
 	OUT lp integer,
 	OUT lp_off integer,
 	OUT lp_flags text,
@@ -68,7 +132,6 @@ CREATE FUNCTION page_items(rel regclass, blkno bigint,
 	OUT natts integer,
 	OUT t_hoff integer,
 	OUT has_bitmap boolean,
-	OUT tail_encoding text,
 	OUT problem text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_page_items'
@@ -76,18 +139,18 @@ LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- members of pg_stat_scan_tables reach the functions through the schema
 GRANT USAGE ON SCHEMA @extschema@ TO pg_stat_scan_tables;
-REVOKE ALL ON FUNCTION stats(regclass) FROM PUBLIC;
-REVOKE ALL ON FUNCTION estimate(regclass, integer) FROM PUBLIC;
-REVOKE ALL ON FUNCTION page_items(regclass, bigint) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION stats(regclass) TO pg_stat_scan_tables;
-GRANT EXECUTE ON FUNCTION estimate(regclass, integer) TO pg_stat_scan_tables;
-GRANT EXECUTE ON FUNCTION page_items(regclass, bigint) TO pg_stat_scan_tables;
+REVOKE ALL ON FUNCTION @extschema@.stats(regclass) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.estimate(regclass, integer) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.page_items(regclass, bigint) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.stats(regclass) TO pg_stat_scan_tables;
+GRANT EXECUTE ON FUNCTION @extschema@.estimate(regclass, integer) TO pg_stat_scan_tables;
+GRANT EXECUTE ON FUNCTION @extschema@.page_items(regclass, bigint) TO pg_stat_scan_tables;
 
 -- options (src/slim_options_ddl.c): a session that loads the library only
 -- after a statement started cannot take that statement's slimheap.* options
 -- out before core sees them; stop such statements with an error that says
 -- to preload the library.
-CREATE FUNCTION slimheap_options_guard()
+CREATE FUNCTION @extschema@.slimheap_options_guard()
 RETURNS event_trigger
 AS 'MODULE_PATHNAME', 'slimheap_options_guard'
 LANGUAGE C;
@@ -97,18 +160,18 @@ CREATE EVENT TRIGGER slimheap_options_guard ON ddl_command_start
                  'CREATE MATERIALIZED VIEW', 'CREATE VIEW', 'CREATE INDEX',
                  'CREATE SCHEMA', 'ALTER TABLE', 'ALTER MATERIALIZED VIEW',
                  'ALTER VIEW', 'ALTER INDEX')
-    EXECUTE FUNCTION slimheap_options_guard();
+    EXECUTE FUNCTION @extschema@.slimheap_options_guard();
 
 -- reliability: slimheap.verify(), the integrity check of stored tuples
 -- (src/slim_verify.c, docs/reliability.md).  Like amcheck's verify_heapam it
 -- reads every page of the table, so it is for superusers and members of
 -- pg_stat_scan_tables only.
-CREATE FUNCTION verify(rel regclass,
+CREATE FUNCTION @extschema@.verify(rel regclass,
 					   blkno OUT bigint, offnum OUT integer, msg OUT text)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_verify'
 LANGUAGE C STRICT PARALLEL RESTRICTED;
-COMMENT ON FUNCTION verify(regclass) IS
+COMMENT ON FUNCTION @extschema@.verify(regclass) IS
 	'check the stored form of every tuple of a slimheap or heap table; one row per problem';
-REVOKE ALL ON FUNCTION verify(regclass) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION verify(regclass) TO pg_stat_scan_tables;
+REVOKE ALL ON FUNCTION @extschema@.verify(regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.verify(regclass) TO pg_stat_scan_tables;

@@ -58,6 +58,7 @@ typedef struct SlimRelInfo
 
 /* slim_tuple.c */
 extern int	slim_missing_natts(TupleDesc tupdesc);
+extern int	slim_missing_natts_upto(TupleDesc tupdesc, int natts);
 extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 							  int min_natts);
 extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
@@ -92,8 +93,8 @@ extern void slim_init_read_routine(TableAmRoutine *routine);
 extern const SlimRelInfo *slim_get_relinfo(Relation rel);
 
 /* slim_options.c */
-extern void slim_options_init(void);
-extern void slim_parse_reloptions(Datum reloptions, SlimOptions *opts);
+extern void slim_options_init(const TableAmRoutine *routine);
+extern void slim_read_options(Oid relid, SlimOptions *opts);
 
 /* slim_cluster.c */
 extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,

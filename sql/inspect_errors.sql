@@ -29,6 +29,30 @@ SELECT * FROM slimheap.page_items('ie_heap', 0);
 SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
 SELECT mode, total_rows FROM slimheap.estimate('ie_slim');
 
+-- An OID without a relation (0, or a table dropped since) is the caller's
+-- mistake: undefined_table naming the OID, not an internal error.
+CREATE FUNCTION ie_error_of(query text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE query;
+	RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+	RETURN SQLSTATE || ': ' || SQLERRM;
+END $$;
+CREATE TABLE ie_dropped (a int4) USING slimheap;
+SELECT 'ie_dropped'::regclass::oid AS ie_dropped_oid \gset
+DROP TABLE ie_dropped;
+SELECT f, CASE relid WHEN '0' THEN '0' ELSE '<dropped>' END AS relid,
+       replace(ie_error_of(format(f, relid)), :'ie_dropped_oid', '<dropped>')
+         AS error
+  FROM unnest(ARRAY['SELECT * FROM slimheap.stats(%s)',
+                    'SELECT * FROM slimheap.estimate(%s)',
+                    'SELECT * FROM slimheap.estimate(%s, NULL)',
+                    'SELECT * FROM slimheap.page_items(%s, 0)',
+                    'SELECT * FROM slimheap.verify(%s)']) AS f,
+       unnest(ARRAY['0', :'ie_dropped_oid']) AS relid
+ ORDER BY 1, relid = '0' DESC;
+DROP FUNCTION ie_error_of(text);
+
 -- Nothing was changed by the failed calls.
 SELECT count(*) FROM ie_slim;
 SELECT live_rows, dead_rows FROM slimheap.stats('ie_slim');

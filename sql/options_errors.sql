@@ -42,17 +42,37 @@ CREATE TABLE bad (a int) USING slimheap
 SELECT to_regclass('bad');
 
 --
--- CREATE: a relation our options cannot apply to
+-- CREATE: a table or materialized view of another access method is created
+-- without our options, with a WARNING (a dump of a table that left slimheap
+-- without the hook carries them: the restore must not lose the table)
 --
-CREATE TABLE bad (a int) USING heap WITH (slimheap.null_bitmap = full);
+CREATE TABLE bad (a int) USING heap
+  WITH (slimheap.null_bitmap = full, fillfactor = 70);
+SELECT relopts('bad');
+DROP TABLE bad;
 CREATE TABLE bad (a int) WITH (slimheap.null_bitmap = full);
-CREATE TABLE bad (a int) PARTITION BY LIST (a) WITH (slimheap.null_bitmap = full);
+SELECT relopts('bad');
+DROP TABLE bad;
 CREATE TABLE bad PARTITION OF p FOR VALUES IN (1)
   WITH (slimheap.null_bitmap = full);
+SELECT relopts('bad');
+DROP TABLE bad;
 CREATE TABLE bad USING heap WITH (slimheap.null_bitmap = full) AS SELECT 1 AS a;
-CREATE TABLE bad USING slimheap WITH (slimheap.null_bitmap = zip) AS SELECT 1 AS a;
+SELECT relopts('bad'), count(*) FROM bad;
+DROP TABLE bad;
 CREATE MATERIALIZED VIEW bad USING heap WITH (slimheap.null_bitmap = full)
   AS SELECT 1 AS a;
+SELECT relopts('bad'), count(*) FROM bad;
+DROP MATERIALIZED VIEW bad;
+-- an invalid option is an error whatever the access method
+CREATE TABLE bad (a int) USING heap WITH (slimheap.null_bitmap = zip);
+CREATE TABLE bad (a int) USING heap WITH (slimheap.null_bits = full);
+
+--
+-- CREATE: a relation our options cannot apply to
+--
+CREATE TABLE bad (a int) PARTITION BY LIST (a) WITH (slimheap.null_bitmap = full);
+CREATE TABLE bad USING slimheap WITH (slimheap.null_bitmap = zip) AS SELECT 1 AS a;
 CREATE VIEW bad WITH (slimheap.null_bitmap = full) AS SELECT 1 AS a;
 CREATE VIEW bad WITH ("slimheap.null_bitmap" = full) AS SELECT 1 AS a;
 CREATE INDEX bad ON t (b) WITH (slimheap.null_bitmap = full);

@@ -1,7 +1,7 @@
 --
 -- ALTER TABLE and table rewrites on slimheap tables that hold truncated rows.
 --
--- Invariant T1 of DESIGN.md: a column added with ADD COLUMN ... DEFAULT has
+-- Invariant T1 (docs/reliability.md): a column added with ADD COLUMN ... DEFAULT has
 -- a "missing" value that readers return for rows stored before it existed,
 -- i.e. for every attribute past a row's stored natts.  A row that stores an
 -- explicit NULL in such a column must keep it, or it would read back as the

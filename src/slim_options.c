@@ -17,11 +17,13 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 
 #include "slimheap.h"
 #include "slim_options.h"
@@ -168,7 +170,7 @@ slim_option_name(const DefElem *def)
 	return NULL;
 }
 
-bool
+static bool
 slim_is_option(const DefElem *def)
 {
 	return slim_option_name(def) != NULL;
@@ -215,7 +217,7 @@ slim_split_options(const List *defs, List **others)
  * "slimheap.<name>=<value>" text to store, or "slimheap.<name>" for RESET.
  * Errors out on anything that could not be stored.
  */
-char *
+static char *
 slim_option_entry(const DefElem *def, bool is_reset)
 {
 	const char *name = slim_option_name(def);
@@ -335,7 +337,7 @@ slim_is_entry(const char *item)
  * entries and the other items, as palloc'd C strings in array order.  Either
  * output pointer may be NULL.
  */
-void
+static void
 slim_split_reloptions(Datum reloptions, List **entries, List **others)
 {
 	Datum	   *elems;
@@ -363,13 +365,28 @@ slim_split_reloptions(Datum reloptions, List **entries, List **others)
 	}
 }
 
-bool
-slim_reloptions_have_entries(Datum reloptions)
+/*
+ * Read pg_class.reloptions of relation relid, split as slim_split_reloptions()
+ * does: the one reader of stored slimheap options (the relcache keeps only
+ * what core parses of them, into rd_options).  A relation whose pg_class row
+ * is not visible yet (being created in this command) has no options.
+ */
+void
+slim_read_reloptions(Oid relid, List **entries, List **others)
 {
-	List	   *entries;
+	HeapTuple	tuple;
+	Datum		datum;
+	bool		isnull;
 
-	slim_split_reloptions(reloptions, &entries, NULL);
-	return entries != NIL;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+	{
+		slim_split_reloptions((Datum) 0, entries, others);
+		return;
+	}
+	datum = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
+	slim_split_reloptions(isnull ? (Datum) 0 : datum, entries, others);
+	ReleaseSysCache(tuple);
 }
 
 /*
@@ -399,21 +416,20 @@ slim_build_reloptions(const List *entries, const List *others)
 }
 
 /*
- * Fill opts from a pg_class.reloptions array (text[] of "name=value"), or
- * with the defaults when reloptions is (Datum) 0.  Called once per relcache
- * entry (slim_relinfo.c).  Items of other namespaces are ignored.  The values
- * were checked when they were stored; an entry this build does not know (a
- * value of a later version, say) leaves the option at its default, which
- * writes rows every version reads.
+ * Fill opts from the stored options of relation relid, or with the defaults
+ * for those it has none of.  Called once per relcache entry (slim_relinfo.c).
+ * The values were checked when they were stored; an entry this build does
+ * not know (a value of a later version, say) leaves the option at its
+ * default, which writes rows every version reads.
  */
 void
-slim_parse_reloptions(Datum reloptions, SlimOptions *opts)
+slim_read_options(Oid relid, SlimOptions *opts)
 {
 	List	   *entries;
 	ListCell   *lc;
 
 	slim_default_options(opts);
-	slim_split_reloptions(reloptions, &entries, NULL);
+	slim_read_reloptions(relid, &entries, NULL);
 
 	foreach(lc, entries)
 	{
@@ -435,8 +451,13 @@ slim_parse_reloptions(Datum reloptions, SlimOptions *opts)
 	list_free_deep(entries);
 }
 
+/*
+ * Install the DDL hooks.  routine is slimheap's table access method routine:
+ * how the hooks recognise slimheap (the options code calls nothing of the
+ * access method's).
+ */
 void
-slim_options_init(void)
+slim_options_init(const TableAmRoutine *routine)
 {
-	slim_options_ddl_init();
+	slim_options_ddl_init(routine);
 }

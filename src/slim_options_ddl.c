@@ -22,7 +22,11 @@
  *
  * The hook exists only in sessions that loaded the library before the
  * statement started.  For the others, an event trigger of the extension
- * (slimheap_options_guard) stops any statement the hook should have seen.
+ * (slim_options_guard.c) stops any statement the hook should have seen.
+ *
+ * Core's read-only, recovery and permission checks come first, and a
+ * statement without slimheap options on a relation without slimheap entries
+ * is core's alone (slim_dispatch()).
  *
  *-------------------------------------------------------------------------
  */
@@ -32,6 +36,7 @@
 #include "access/relation.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/parallel.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
@@ -39,20 +44,21 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
-#include "commands/event_trigger.h"
 #include "commands/tablecmds.h"
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "tcop/cmdtag.h"
 #include "tcop/utility.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/syscache.h"
 
-#include "slimheap.h"
 #include "slim_options.h"
 
-PG_FUNCTION_INFO_V1(slimheap_options_guard);
+/* slimheap's routine, from slim_options_ddl_init() */
+static const TableAmRoutine *slim_am_routine = NULL;
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
@@ -160,18 +166,28 @@ slim_am_is_slimheap(Oid amoid)
 		return false;
 	am = (Form_pg_am) GETSTRUCT(tuple);
 	result = am->amtype == AMTYPE_TABLE &&
-		GetTableAmRoutine(am->amhandler) == slim_get_routine();
+		GetTableAmRoutine(am->amhandler) == slim_am_routine;
 	ReleaseSysCache(tuple);
 	return result;
 }
 
 /*
- * Error out unless slimheap options can apply to the relation called relname
- * of kind relkind, stored by access method amoid: a table or materialized
- * view that uses slimheap.
+ * Whether slimheap options apply to the relation called relname of kind
+ * relkind, stored by access method amoid: a table or materialized view that
+ * uses slimheap.  Other kinds of relation are an error.  So is a table or
+ * materialized view of another access method, except when it is being
+ * created (on_create): then the options are ignored with a WARNING and this
+ * returns false.
+ *
+ * Why the exception: a table that left slimheap without the hook (in a
+ * session without the library and without event triggers, e.g. with
+ * session_replication_role = replica, or in single-user mode) keeps its
+ * slimheap entries, and pg_dump writes them into its CREATE TABLE.  A
+ * restore must not lose that table, and its options have nothing to apply to.
  */
-static void
-slim_check_target(const char *relname, char relkind, Oid amoid)
+static bool
+slim_check_target(const char *relname, char relkind, Oid amoid,
+				  bool on_create)
 {
 	if (relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
@@ -184,13 +200,25 @@ slim_check_target(const char *relname, char relkind, Oid amoid)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot set slimheap options on \"%s\"", relname),
 				 errdetail_relkind_not_supported(relkind)));
-	if (!slim_am_is_slimheap(amoid))
-		ereport(ERROR,
+	if (slim_am_is_slimheap(amoid))
+		return true;
+	if (on_create)
+	{
+		ereport(WARNING,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot set slimheap options on \"%s\"", relname),
-				 errdetail("\"%s\" does not use access method slimheap.",
+				 errmsg("slimheap options on \"%s\" are ignored", relname),
+				 errdetail("\"%s\" does not use access method slimheap; it is created without them.",
 						   relname),
-				 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
+				 errhint("Create it with USING slimheap, or convert it later with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).")));
+		return false;
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+			 errmsg("cannot set slimheap options on \"%s\"", relname),
+			 errdetail("\"%s\" does not use access method slimheap.",
+					   relname),
+			 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
+	return false;				/* keep the compiler quiet */
 }
 
 static bool
@@ -224,8 +252,6 @@ slim_store_entries(Oid relid, const List *entries)
 	Relation	pgclass;
 	HeapTuple	tuple;
 	HeapTuple	newtuple;
-	Datum		datum;
-	bool		isnull;
 	List	   *old_entries;
 	List	   *others;
 	Datum		newoptions;
@@ -233,20 +259,14 @@ slim_store_entries(Oid relid, const List *entries)
 	bool		nulls[Natts_pg_class];
 	bool		replace[Natts_pg_class];
 
+	slim_read_reloptions(relid, &old_entries, &others);
+	if (slim_string_lists_equal(old_entries, entries))
+		return false;
+
 	pgclass = table_open(RelationRelationId, RowExclusiveLock);
 	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
-
-	datum = heap_getattr(tuple, Anum_pg_class_reloptions,
-						 RelationGetDescr(pgclass), &isnull);
-	slim_split_reloptions(isnull ? (Datum) 0 : datum, &old_entries, &others);
-	if (slim_string_lists_equal(old_entries, entries))
-	{
-		heap_freetuple(tuple);
-		table_close(pgclass, RowExclusiveLock);
-		return false;
-	}
 
 	newoptions = slim_build_reloptions(entries, others);
 	memset(values, 0, sizeof(values));
@@ -274,18 +294,9 @@ slim_store_entries(Oid relid, const List *entries)
 static List *
 slim_stored_entries(Oid relid)
 {
-	HeapTuple	tuple;
-	Datum		datum;
-	bool		isnull;
-	List	   *entries = NIL;
+	List	   *entries;
 
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		return NIL;
-	datum = SysCacheGetAttr(RELOID, tuple, Anum_pg_class_reloptions, &isnull);
-	if (!isnull)
-		slim_split_reloptions(datum, &entries, NULL);
-	ReleaseSysCache(tuple);
+	slim_read_reloptions(relid, &entries, NULL);
 	return entries;
 }
 
@@ -322,7 +333,8 @@ slim_relation_created(Oid relid)
 			relnamespace != RangeVarGetCreationNamespace(pending->relation))
 			return;
 		pending->applied = true;
-		slim_check_target(relname, relkind, relam);
+		if (!slim_check_target(relname, relkind, relam, true))
+			return;
 	}
 	else
 	{
@@ -591,7 +603,7 @@ slim_alter(const SlimUtilityCall *call)
 		/* RESET may clean a table of entries left behind, see below */
 		if (!change->is_reset ||
 			(relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW))
-			slim_check_target(relname, relkind, relam);
+			(void) slim_check_target(relname, relkind, relam, false);
 		foreach(le, slim_option_entries(change->defs, change->is_reset))
 			entries = slim_apply_entry(entries, lfirst(le), change->is_reset);
 	}
@@ -622,6 +634,28 @@ slim_alter(const SlimUtilityCall *call)
 		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
 }
 
+/*
+ * The checks standard_ProcessUtility() makes first, for statements that
+ * change the database (all those the hook works on but EXPLAIN): not in a
+ * read-only transaction, in parallel mode or during recovery.  Running them
+ * before the hook looks up, locks or writes anything gives core's own error
+ * (on a hot standby, "cannot execute ALTER TABLE in a read-only
+ * transaction") where the hook would otherwise fail first with another one,
+ * or write pg_class before core rejects the statement.
+ */
+static void
+slim_check_writable(Node *parsetree)
+{
+	const char *cmdname;
+
+	if (!XactReadOnly && !IsInParallelMode())
+		return;
+	cmdname = GetCommandTagName(CreateCommandTag(parsetree));
+	PreventCommandIfReadOnly(cmdname);
+	PreventCommandIfParallelMode(cmdname);
+	PreventCommandDuringRecovery(cmdname);
+}
+
 static void
 slim_dispatch(const SlimUtilityCall *call)
 {
@@ -629,9 +663,36 @@ slim_dispatch(const SlimUtilityCall *call)
 
 	switch (nodeTag(parsetree))
 	{
+		case T_ExplainStmt:
+			/* only EXPLAIN ANALYZE CREATE TABLE AS creates: core checks it */
+			slim_create(call);
+			return;
 		case T_CreateStmt:
 		case T_CreateTableAsStmt:
-		case T_ExplainStmt:
+		case T_AlterTableStmt:
+		case T_ViewStmt:
+		case T_IndexStmt:
+			break;
+		default:
+			slim_run_core(call, call->pstmt);
+			return;
+	}
+
+	/*
+	 * A statement that names no slimheap option, on a relation that has no
+	 * slimheap entries, is core's alone: the hook does nothing at all.
+	 */
+	if (!slim_statement_needs_hook(parsetree))
+	{
+		slim_run_core(call, call->pstmt);
+		return;
+	}
+	slim_check_writable(parsetree);
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+		case T_CreateTableAsStmt:
 			slim_create(call);
 			break;
 		case T_AlterTableStmt:
@@ -654,8 +715,7 @@ slim_dispatch(const SlimUtilityCall *call)
 				break;
 			}
 		default:
-			slim_run_core(call, call->pstmt);
-			break;
+			elog(ERROR, "unexpected statement type %d", (int) nodeTag(parsetree));
 	}
 }
 
@@ -696,96 +756,21 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 }
 
-/*
- * Event trigger support: whether a statement needs the hook, i.e. names
- * slimheap options, or changes the options or access method of a relation
- * that has some stored.
- */
-static bool
-slim_relation_has_entries(const RangeVar *relation)
-{
-	Oid			relid = RangeVarGetRelid(relation, NoLock, true);
-
-	return OidIsValid(relid) && slim_stored_entries(relid) != NIL;
-}
-
-static bool
-slim_statement_needs_hook(Node *parsetree)
-{
-	ListCell   *lc;
-	bool		touches_options = false;
-
-	switch (nodeTag(parsetree))
-	{
-		case T_CreateStmt:
-			return slim_list_has_option(((CreateStmt *) parsetree)->options);
-		case T_CreateTableAsStmt:
-			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options);
-		case T_ViewStmt:
-			return slim_list_has_option(((ViewStmt *) parsetree)->options);
-		case T_IndexStmt:
-			return slim_list_has_option(((IndexStmt *) parsetree)->options);
-		case T_CreateSchemaStmt:
-			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
-			{
-				if (slim_statement_needs_hook(lfirst(lc)))
-					return true;
-			}
-			return false;
-		case T_AlterTableStmt:
-			foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
-			{
-				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-				if (cmd->subtype == AT_SetRelOptions ||
-					cmd->subtype == AT_ResetRelOptions)
-				{
-					if (slim_list_has_option((List *) cmd->def))
-						return true;
-					touches_options = true;
-				}
-				else if (cmd->subtype == AT_SetAccessMethod)
-					touches_options = true;
-			}
-			return touches_options &&
-				slim_relation_has_entries(((AlterTableStmt *) parsetree)->relation);
-		default:
-			return false;
-	}
-}
 
 /*
- * ddl_command_start event trigger created by the extension script.  In a
- * session that had the library loaded when the statement started, the hook
- * runs the statement and there is nothing to check.  Otherwise calling this
- * function has just loaded the library, too late for this statement: core
- * would reject our options with an obscure message, or, for SET ACCESS
- * METHOD heap, keep entries on the table that core cannot validate.
+ * Whether the hook is running a statement (slim_options_guard.c: if not, the
+ * library was loaded too late for the statement).
  */
-Datum
-slimheap_options_guard(PG_FUNCTION_ARGS)
+bool
+slim_options_hook_active(void)
 {
-	EventTriggerData *trigdata;
-
-	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
-		ereport(ERROR,
-				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
-				 errmsg("function \"slimheap_options_guard\" must be fired by an event trigger")));
-	trigdata = (EventTriggerData *) fcinfo->context;
-
-	if (slim_hook_depth == 0 && slim_statement_needs_hook(trigdata->parsetree))
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
-				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
-				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
-
-	PG_RETURN_VOID();
+	return slim_hook_depth > 0;
 }
 
 void
-slim_options_ddl_init(void)
+slim_options_ddl_init(const TableAmRoutine *routine)
 {
+	slim_am_routine = routine;
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = slim_ProcessUtility;
 	prev_object_access = object_access_hook;

@@ -12,45 +12,11 @@
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "catalog/pg_attribute.h"
 #include "utils/memutils.h"
-#include "utils/syscache.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
 
 #include "slimheap.h"
-
-/*
- * The highest attribute number of relation relid whose column has a missing
- * value, read from pg_attribute.
- */
-static int
-slim_catalog_missing_natts(Oid relid, int natts)
-{
-	int			attno;
-
-	for (attno = natts; attno > 0; attno--)
-	{
-		HeapTuple	atttup;
-		bool		found = false;
-
-		atttup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(relid),
-								 Int16GetDatum(attno));
-		if (!HeapTupleIsValid(atttup))
-			continue;
-		if (((Form_pg_attribute) GETSTRUCT(atttup))->atthasmissing)
-		{
-			bool		isnull;
-
-			(void) SysCacheGetAttr(ATTNUM, atttup,
-								   Anum_pg_attribute_attmissingval, &isnull);
-			found = !isnull;
-		}
-		ReleaseSysCache(atttup);
-		if (found)
-			return attno;
-	}
-	return 0;
-}
 
 /*
  * Table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL, SET ACCESS METHOD) write
@@ -69,38 +35,23 @@ slim_rewrite_source_missing_natts(Relation rel)
 	const char *relname = RelationGetRelationName(rel);
 	char	   *end;
 	unsigned long source;
+	Relation	source_rel;
+	int			floor;
 
 	if (strncmp(relname, "pg_temp_", 8) != 0)
 		return 0;
 	source = strtoul(relname + 8, &end, 10);
 	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX)
 		return 0;
-	return slim_catalog_missing_natts((Oid) source,
-									  RelationGetDescr(rel)->natts);
-}
 
-/*
- * Read pg_class.reloptions of a relation (not kept in its relcache entry:
- * core parses only the options it knows into rd_options).
- */
-static void
-slim_read_options(Relation rel, SlimOptions *opts)
-{
-	HeapTuple	classtup;
-	Datum		reloptions;
-	bool		isnull;
-
-	classtup = SearchSysCache1(RELOID, ObjectIdGetDatum(RelationGetRelid(rel)));
-	if (!HeapTupleIsValid(classtup))
-	{
-		/* a relation being created in this command: no options yet */
-		slim_parse_reloptions((Datum) 0, opts);
-		return;
-	}
-	reloptions = SysCacheGetAttr(RELOID, classtup, Anum_pg_class_reloptions,
-								 &isnull);
-	slim_parse_reloptions(isnull ? (Datum) 0 : reloptions, opts);
-	ReleaseSysCache(classtup);
+	/* the rule is slim_tuple.c's, applied to the old table's descriptor */
+	source_rel = RelationIdGetRelation((Oid) source);
+	if (!RelationIsValid(source_rel))
+		return 0;
+	floor = slim_missing_natts_upto(RelationGetDescr(source_rel),
+									RelationGetDescr(rel)->natts);
+	RelationClose(source_rel);
+	return floor;
 }
 
 const SlimRelInfo *
@@ -113,7 +64,7 @@ slim_get_relinfo(Relation rel)
 		return (const SlimRelInfo *) rel->rd_amcache;
 
 	/* compute everything first: a syscache lookup may flush rd_amcache */
-	slim_read_options(rel, &local.options);
+	slim_read_options(RelationGetRelid(rel), &local.options);
 	local.min_natts = Max(slim_missing_natts(RelationGetDescr(rel)),
 						  slim_rewrite_source_missing_natts(rel));
 

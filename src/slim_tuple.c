@@ -33,12 +33,24 @@
 
 /*
  * The number of leading attributes that rows of a relation with this
- * descriptor must always store: up to the last column that has a non-NULL
- * missing value.  Were such a column's NULL left out of a row, readers would
- * return the fast default in its place.
+ * descriptor must always store (invariant T1): up to the last column that
+ * has a non-NULL missing value.  Were such a column's NULL left out of a
+ * row, readers would return the fast default in its place.  This is the one
+ * place the rule is written; see slim_missing_natts_upto().
  */
 int
 slim_missing_natts(TupleDesc tupdesc)
+{
+	return slim_missing_natts_upto(tupdesc, tupdesc->natts);
+}
+
+/*
+ * The same floor for a row whose attributes after the first natts do not
+ * count: the last of the first natts columns that has a non-NULL missing
+ * value, or 0.
+ */
+int
+slim_missing_natts_upto(TupleDesc tupdesc, int natts)
 {
 	AttrMissing *missing;
 	int			i;
@@ -47,7 +59,7 @@ slim_missing_natts(TupleDesc tupdesc)
 		return 0;
 
 	missing = tupdesc->constr->missing;
-	for (i = tupdesc->natts - 1; i >= 0; i--)
+	for (i = Min(natts, tupdesc->natts) - 1; i >= 0; i--)
 	{
 		if (missing[i].am_present)
 			return i + 1;

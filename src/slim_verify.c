@@ -31,7 +31,6 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/toast_compression.h"
-#include "access/tupdesc_details.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_class.h"
 #include "fmgr.h"
@@ -45,15 +44,10 @@
 #include "utils/tuplestore.h"
 
 #include "slimheap.h"
+#include "slim_inspect.h"
+#include "slim_page_check.h"
 
 PG_FUNCTION_INFO_V1(slimheap_verify);
-
-/*
- * The t_infomask2 bit that will mark a row with a compressed tail (the
- * "compress" mode, see DESIGN.md section 4).  No version of slimheap writes
- * it yet, so today any tuple carrying it is corrupt.
- */
-#define SLIM_TAIL_MARKER		0x0800
 
 /* the other t_infomask2 bit PostgreSQL leaves free (htup_details.h) */
 #define SLIM_UNUSED_INFOMASK2	0x1000
@@ -140,7 +134,7 @@ verify_report(VerifyState *st, const char *fmt,...)
 static Relation
 verify_open_relation(Oid relid)
 {
-	Relation	rel = relation_open(relid, AccessShareLock);
+	Relation	rel = slim_open_relation_oid(relid, AccessShareLock);
 	char		relkind = rel->rd_rel->relkind;
 
 	if (relkind == RELKIND_PARTITIONED_TABLE)
@@ -156,7 +150,7 @@ verify_open_relation(Oid relid)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("cannot verify \"%s\"", RelationGetRelationName(rel)),
 				 errdetail_relkind_not_supported(relkind)));
-	if (rel->rd_tableam != slim_get_routine() &&
+	if (!slim_is_slimheap_relation(rel) &&
 		rel->rd_tableam != GetHeapamTableAmRoutine())
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -173,7 +167,6 @@ static void
 verify_prepare(VerifyState *st, Relation rel)
 {
 	TupleDesc	tupdesc = RelationGetDescr(rel);
-	AttrMissing *missing = NULL;
 	int			n;
 
 	st->rel = rel;
@@ -181,18 +174,13 @@ verify_prepare(VerifyState *st, Relation rel)
 	st->relnatts = tupdesc->natts;
 	st->toastrelid = rel->rd_rel->reltoastrelid;
 
-	if (tupdesc->constr != NULL)
-		missing = tupdesc->constr->missing;
+	/* the writers' own rule (slim_tuple.c), for every stored natts */
+	st->any_missing = slim_missing_natts(tupdesc) > 0;
 	st->floor_below = palloc0((st->relnatts + 1) * sizeof(int));
-	st->any_missing = false;
-	for (n = 1; n <= st->relnatts; n++)
+	if (st->any_missing)
 	{
-		st->floor_below[n] = st->floor_below[n - 1];
-		if (missing != NULL && missing[n - 1].am_present)
-		{
-			st->floor_below[n] = n;
-			st->any_missing = true;
-		}
+		for (n = 1; n <= st->relnatts; n++)
+			st->floor_below[n] = slim_missing_natts_upto(tupdesc, n);
 	}
 }
 
@@ -507,20 +495,21 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 
 	*natts = HeapTupleHeaderGetNatts(tup);
 
-	if (tup->t_hoff < MAXALIGN(SizeofHeapTupleHeader) ||
-		tup->t_hoff != MAXALIGN(tup->t_hoff) ||
-		tup->t_hoff > tuplen)
+	switch (slim_check_tuple_header(tup, tuplen, st->relnatts))
 	{
-		verify_report(st, "t_hoff %u is invalid for a tuple of %zu bytes (must be maximally aligned, at least %zu and at most the tuple length)",
-					  tup->t_hoff, tuplen, (Size) MAXALIGN(SizeofHeapTupleHeader));
-		return false;
-	}
-
-	if (*natts > st->relnatts)
-	{
-		verify_report(st, "number of attributes %d exceeds the relation's %d",
-					  *natts, st->relnatts);
-		return false;
+		case SLIM_HEADER_HOFF_OUTSIDE:
+		case SLIM_HEADER_HOFF_UNALIGNED:
+			verify_report(st, "t_hoff %u is invalid for a tuple of %zu bytes (must be maximally aligned, at least %zu and at most the tuple length)",
+						  tup->t_hoff, tuplen, (Size) MAXALIGN(SizeofHeapTupleHeader));
+			return false;
+		case SLIM_HEADER_NATTS:
+			verify_report(st, "number of attributes %d exceeds the relation's %d",
+						  *natts, st->relnatts);
+			return false;
+		case SLIM_HEADER_BITMAP:		/* reported below, with t_hoff */
+		case SLIM_HEADER_TAIL_MARKER:	/* reported below, after t_hoff */
+		case SLIM_HEADER_SOUND:
+			break;
 	}
 
 	expected_hoff = SizeofHeapTupleHeader;
@@ -623,23 +612,22 @@ verify_page_items(VerifyState *st)
 				break;
 		}
 
-		if (lp_off != MAXALIGN(lp_off))
+		switch (slim_check_item_bounds(lp, ph->pd_upper, ph->pd_special))
 		{
-			verify_report(st, "line pointer offset %u is not maximally aligned",
-						  lp_off);
-			continue;
-		}
-		if (lp_off < ph->pd_upper || lp_off + lp_len > ph->pd_special)
-		{
-			verify_report(st, "line pointer to %u..%u lies outside the tuple space %u..%u of the page",
-						  lp_off, lp_off + lp_len, ph->pd_upper, ph->pd_special);
-			continue;
-		}
-		if (lp_len < MAXALIGN(SizeofHeapTupleHeader))
-		{
-			verify_report(st, "line pointer length %u is shorter than a tuple header (%zu)",
-						  lp_len, (Size) MAXALIGN(SizeofHeapTupleHeader));
-			continue;
+			case SLIM_ITEM_OUTSIDE:
+				verify_report(st, "line pointer to %u..%u lies outside the tuple space %u..%u of the page",
+							  lp_off, lp_off + lp_len, ph->pd_upper, ph->pd_special);
+				continue;
+			case SLIM_ITEM_UNALIGNED:
+				verify_report(st, "line pointer offset %u is not maximally aligned",
+							  lp_off);
+				continue;
+			case SLIM_ITEM_SHORT:
+				verify_report(st, "line pointer length %u is shorter than a tuple header (%zu)",
+							  lp_len, (Size) MAXALIGN(SizeofHeapTupleHeader));
+				continue;
+			case SLIM_ITEM_SOUND:
+				break;
 		}
 
 		st->items[off].sound =

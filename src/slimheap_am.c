@@ -74,5 +74,5 @@ void
 _PG_init(void)
 {
 	slim_init_routine();
-	slim_options_init();
+	slim_options_init(slim_get_routine());
 }

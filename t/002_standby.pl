@@ -7,6 +7,7 @@
 # contents, and lookups through the indexes built on the primary), the
 # primary's slimheap tables hold what their heap twins hold, and the
 # standby's pages hold the same row forms as the primary's, still slim.
+# DDL on the standby gets core's read-only error.
 #
 use strict;
 use warnings;
@@ -170,6 +171,30 @@ SELECT count(*) || '/' || count(*) FILTER (WHERE i.natts <>
     ON i.tid = t.ctid}),
 	$standby->safe_psql('postgres', 'SELECT count(*) FROM narrow_slimheap') . '/0',
 	'standby: every narrow row stops at its last non-NULL column');
+
+# DDL on the standby gets core's error, whatever the statement and table:
+# slimheap's hook lets core's read-only and recovery checks come first
+# (it used to try to lock the table and fail with another error).
+$primary->safe_psql('postgres',
+	'CREATE TABLE opts_slimheap (a int4) USING slimheap WITH (slimheap.null_bitmap = full)');
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+for my $stmt (
+	'ALTER TABLE narrow_heap SET (fillfactor = 60)',
+	'ALTER TABLE narrow_slimheap SET (fillfactor = 60)',
+	'ALTER TABLE opts_slimheap SET (fillfactor = 60)',
+	'ALTER TABLE opts_slimheap SET (slimheap.null_bitmap = truncate)',
+	'ALTER TABLE opts_slimheap SET ACCESS METHOD heap',
+	'ALTER TABLE narrow_heap SET (slimheap.null_bitmap = full)',
+	'CREATE TABLE standby_new (a int4) USING slimheap WITH (slimheap.null_bitmap = full)')
+{
+	my ($ret, $stdout, $stderr) = $standby->psql('postgres', $stmt);
+	my ($tag) = $stmt =~ /^(\w+ \w+)/;
+	isnt($ret, 0, "standby: $stmt fails");
+	like(
+		$stderr,
+		qr/ERROR:  cannot execute $tag in a read-only transaction/,
+		"standby: $stmt gets core's read-only error");
+}
 
 $standby->stop;
 $primary->stop;

@@ -1,0 +1,117 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_options_guard.c
+ *	  Which DDL statements need slimheap's ProcessUtility hook, and the event
+ *	  trigger that stops them in sessions that loaded the library too late.
+ *
+ * The hook (slim_options_ddl.c) exists only in sessions that had the library
+ * loaded when the statement started.  Without shared_preload_libraries a
+ * session loads it when it first needs it, possibly while running the very
+ * statement that carries slimheap options; core would then reject the
+ * options with an obscure message or, for SET ACCESS METHOD heap, keep
+ * entries on a table that core cannot validate.  The extension's
+ * ddl_command_start event trigger catches that case (docs/options.md).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/namespace.h"
+#include "commands/event_trigger.h"
+#include "fmgr.h"
+#include "nodes/parsenodes.h"
+
+#include "slim_options.h"
+
+PG_FUNCTION_INFO_V1(slimheap_options_guard);
+
+/*
+ * Event trigger support: whether a statement needs the hook, i.e. names
+ * slimheap options, or changes the options or access method of a relation
+ * that has some stored.
+ */
+static bool
+slim_relation_has_entries(const RangeVar *relation)
+{
+	Oid			relid = RangeVarGetRelid(relation, NoLock, true);
+	List	   *entries;
+
+	if (!OidIsValid(relid))
+		return false;
+	slim_read_reloptions(relid, &entries, NULL);
+	return entries != NIL;
+}
+
+bool
+slim_statement_needs_hook(Node *parsetree)
+{
+	ListCell   *lc;
+	bool		touches_options = false;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+			return slim_list_has_option(((CreateStmt *) parsetree)->options);
+		case T_CreateTableAsStmt:
+			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options);
+		case T_ViewStmt:
+			return slim_list_has_option(((ViewStmt *) parsetree)->options);
+		case T_IndexStmt:
+			return slim_list_has_option(((IndexStmt *) parsetree)->options);
+		case T_CreateSchemaStmt:
+			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
+			{
+				if (slim_statement_needs_hook(lfirst(lc)))
+					return true;
+			}
+			return false;
+		case T_AlterTableStmt:
+			foreach(lc, ((AlterTableStmt *) parsetree)->cmds)
+			{
+				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+				if (cmd->subtype == AT_SetRelOptions ||
+					cmd->subtype == AT_ResetRelOptions)
+				{
+					if (slim_list_has_option((List *) cmd->def))
+						return true;
+					touches_options = true;
+				}
+				else if (cmd->subtype == AT_SetAccessMethod)
+					touches_options = true;
+			}
+			return touches_options &&
+				slim_relation_has_entries(((AlterTableStmt *) parsetree)->relation);
+		default:
+			return false;
+	}
+}
+
+/*
+ * ddl_command_start event trigger created by the extension script.  In a
+ * session that had the library loaded when the statement started, the hook
+ * runs the statement and there is nothing to check.  Otherwise calling this
+ * function has just loaded the library, too late for this statement: core
+ * would reject our options with an obscure message, or, for SET ACCESS
+ * METHOD heap, keep entries on the table that core cannot validate.
+ */
+Datum
+slimheap_options_guard(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trigdata;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("function \"slimheap_options_guard\" must be fired by an event trigger")));
+	trigdata = (EventTriggerData *) fcinfo->context;
+
+	if (!slim_options_hook_active() && slim_statement_needs_hook(trigdata->parsetree))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
+				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
+				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
+
+	PG_RETURN_VOID();
+}
