@@ -68,7 +68,7 @@ extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
 								  SlimNullBitmap mode, int min_natts);
 extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
 extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
-											  TupleDesc tupdesc);
+											  TupleDesc tupdesc, Size extra);
 
 /* slim_slot.c */
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;

@@ -25,6 +25,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "executor/tuptable.h"
 #include "storage/bufmgr.h"
 
@@ -339,20 +340,53 @@ tts_slim_copy_heap_tuple(TupleTableSlot *slot)
 	return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
 }
 
+/* extra (18+): zeroed room the caller wants in front of the tuple */
+#if PG_VERSION_NUM >= 180000
+static MinimalTuple
+tts_slim_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
+#else
 static MinimalTuple
 tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
+#endif
 {
 	HeapTuple	tuple = slim_slot_plain_tuple(slot);
+#if PG_VERSION_NUM < 180000
+	Size		extra = 0;
+#endif
 
 	Assert(!TTS_EMPTY(slot));
 	if (tuple == NULL)
 	{
 		slot_getallattrs(slot);
+#if PG_VERSION_NUM >= 180000
+		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
+									   slot->tts_values, slot->tts_isnull,
+									   extra);
+#else
 		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
 									   slot->tts_values, slot->tts_isnull);
+#endif
 	}
-	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor);
+	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor, extra);
 }
+
+#if PG_VERSION_NUM >= 170000
+static bool
+tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	if (SLIM_TUPLE(sslot) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("don't have a storage tuple in this context")));
+	return TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(SLIM_TUPLE(sslot)->t_data));
+}
+#define SLIM_SLOT_OPS_CURRENT_XACT \
+	.is_current_xact_tuple = tts_slim_is_current_xact_tuple,
+#else
+#define SLIM_SLOT_OPS_CURRENT_XACT
+#endif
 
 /*
  * One ops table per mode, so that a slot knows the form it materializes
@@ -367,6 +401,7 @@ tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
 	.clear = tts_slim_clear, \
 	.getsomeattrs = tts_slim_getsomeattrs, \
 	.getsysattr = tts_slim_getsysattr, \
+	SLIM_SLOT_OPS_CURRENT_XACT \
 	.materialize = tts_slim_materialize, \
 	.copyslot = tts_slim_copyslot, \
 	.get_heap_tuple = tts_slim_get_heap_tuple, \

@@ -522,7 +522,7 @@ slim_expand_tuple(HeapTuple source, TupleDesc tupdesc)
  * workers' queues.
  */
 MinimalTuple
-slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc)
+slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc, Size extra)
 {
 	int			desc_natts = tupdesc->natts;
 	HeapTupleHeader src = source->t_data;
@@ -530,15 +530,22 @@ slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc)
 	bool		hasnull;
 	Size		hoff;
 	Size		len;
+	char	   *mem;
 	MinimalTuple result;
 
 	if (HeapTupleHeaderGetNatts(src) >= desc_natts)
+#if PG_VERSION_NUM >= 180000
+		return minimal_tuple_from_heap_tuple(source, extra);
+#else
 		return minimal_tuple_from_heap_tuple(source);
+#endif
 
+	/* extra: zeroed room the caller keeps in front of the tuple (18+) */
 	hoff = slim_reshaped_hoff(src, desc_natts, &hasnull);
 	len = hoff + data_len - MINIMAL_TUPLE_OFFSET;
-	result = (MinimalTuple) palloc(len);
-	memset(result, 0, offsetof(MinimalTupleData, t_infomask2));
+	mem = palloc(extra + len);
+	memset(mem, 0, extra + offsetof(MinimalTupleData, t_infomask2));
+	result = (MinimalTuple) (mem + extra);
 	result->t_len = len;
 	slim_reshape_into(src, data_len, desc_natts, hasnull, hoff,
 					  (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET));
