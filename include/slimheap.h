@@ -90,7 +90,16 @@ extern void slim_init_write_routine(TableAmRoutine *routine);
 extern void slim_init_read_routine(TableAmRoutine *routine);
 
 /* slim_relinfo.c */
-extern const SlimRelInfo *slim_get_relinfo(Relation rel);
+extern const SlimRelInfo *slim_build_relinfo(Relation rel);
+
+/* the relcache keeps it in rd_amcache until the entry is invalidated */
+static inline const SlimRelInfo *
+slim_get_relinfo(Relation rel)
+{
+	if (likely(rel->rd_amcache != NULL))
+		return (const SlimRelInfo *) rel->rd_amcache;
+	return slim_build_relinfo(rel);
+}
 
 /* slim_options.c */
 extern void slim_options_init(const TableAmRoutine *routine);

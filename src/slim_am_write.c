@@ -26,7 +26,7 @@
  * The tuple to hand to heap for the row in slot.  When *in_slot is false
  * the tuple is ours to free once heap is done with it.
  */
-static HeapTuple
+static inline HeapTuple
 slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
 {
 	const SlimRelInfo *info = slim_get_relinfo(rel);

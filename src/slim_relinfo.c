@@ -55,13 +55,10 @@ slim_rewrite_source_missing_natts(Relation rel)
 }
 
 const SlimRelInfo *
-slim_get_relinfo(Relation rel)
+slim_build_relinfo(Relation rel)
 {
 	SlimRelInfo *info;
 	SlimRelInfo local;
-
-	if (rel->rd_amcache != NULL)
-		return (const SlimRelInfo *) rel->rd_amcache;
 
 	/* compute everything first: a syscache lookup may flush rd_amcache */
 	slim_read_options(RelationGetRelid(rel), &local.options);

@@ -41,6 +41,14 @@ typedef struct SlimTupleTableSlot
 	int			floor_natts;	/* slim_missing_natts() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
+
+	/*
+	 * The form the owned tuple was given: mode and floor (min_natts), or
+	 * formed_floor -1 when unknown (a copy of a stored row).  Lets the
+	 * write path skip a second look at a row formed for it.
+	 */
+	SlimNullBitmap formed_mode;
+	int			formed_floor;
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
@@ -67,6 +75,7 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 		sslot->handed_out = NULL;
 	}
 	sslot->lend_stored = false;
+	sslot->formed_floor = -1;
 	if (TTS_SHOULDFREE(slot))
 	{
 		heap_freetuple(SLIM_TUPLE(sslot));
@@ -77,27 +86,34 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 }
 
 /*
- * Make the slot own tuple (palloc'd in its memory context), and show it to
- * the reader, which deforms it but never frees it.
+ * Make the slot own tuple (palloc'd in its memory context), formed in mode
+ * with floor min_natts (-1: not known), and show it to the reader, which
+ * deforms it but never frees it.
  */
 static void
-slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple)
+slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
+					  SlimNullBitmap mode, int min_natts)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
-	BufferHeapTupleTableSlot *reader = (BufferHeapTupleTableSlot *) sslot->reader;
+	TupleTableSlot *reader = sslot->reader;
+	BufferHeapTupleTableSlot *breader = (BufferHeapTupleTableSlot *) reader;
 
-	/* releases the reader's pin, if any */
-	ExecClearTuple(sslot->reader);
+	/* a pin to release: a full clear; else the reader only showed a tuple */
+	if (BufferIsValid(breader->buffer) || TTS_SHOULDFREE(reader))
+		ExecClearTuple(reader);
 	slim_slot_drop_tuple(sslot);
 
 	SLIM_TUPLE(sslot) = tuple;
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
 	slot->tts_flags |= TTS_FLAG_SHOULDFREE;
 	slot->tts_nvalid = 0;
+	sslot->formed_mode = mode;
+	sslot->formed_floor = min_natts;
 
-	reader->base.tuple = tuple;
-	reader->base.off = 0;
-	sslot->reader->tts_flags &= ~TTS_FLAG_EMPTY;
+	breader->base.tuple = tuple;
+	breader->base.off = 0;
+	reader->tts_flags &= ~(TTS_FLAG_EMPTY | TTS_FLAG_SLOW);
+	reader->tts_nvalid = 0;
 }
 
 static void
@@ -120,6 +136,7 @@ tts_slim_init(TupleTableSlot *slot)
 	slot->tts_values = sslot->reader->tts_values;
 	slot->tts_isnull = sslot->reader->tts_isnull;
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
+	sslot->formed_floor = -1;
 }
 
 static void
@@ -185,6 +202,7 @@ tts_slim_materialize(TupleTableSlot *slot)
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 	MemoryContext oldcxt;
 	HeapTuple	tuple;
+	int			floor = -1;
 
 	Assert(!TTS_EMPTY(slot));
 	if (TTS_SHOULDFREE(slot))
@@ -192,14 +210,17 @@ tts_slim_materialize(TupleTableSlot *slot)
 
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 	if (SLIM_TUPLE(sslot) == NULL)
+	{
 		tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 								slot->tts_isnull, slim_slot_mode(slot),
 								sslot->floor_natts);
+		floor = sslot->floor_natts;
+	}
 	else
 		tuple = heap_copytuple(SLIM_TUPLE(sslot));
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(sslot, tuple);
+	slim_slot_store_owned(sslot, tuple, slim_slot_mode(slot), floor);
 }
 
 /*
@@ -267,7 +288,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		return;
 	}
 
-	source = slim_slot_plain_tuple(srcslot);
+	source = TTS_IS_VIRTUAL(srcslot) ? NULL : slim_slot_plain_tuple(srcslot);
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
@@ -284,7 +305,8 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	}
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(dst, tuple);
+	slim_slot_store_owned(dst, tuple, slim_slot_mode(dstslot),
+						  dst->floor_natts);
 }
 
 /*
@@ -492,6 +514,10 @@ slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
 	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(slot));
 	min_natts = Max(min_natts, sslot->floor_natts);
 
+	/* formed for this already (materialized or copied into the slot) */
+	if (sslot->formed_floor >= min_natts && sslot->formed_mode == mode)
+		return tuple;
+
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 	if (tuple == NULL ||
 		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
@@ -510,6 +536,11 @@ slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
 	MemoryContextSwitchTo(oldcxt);
 
 	if (fitted != NULL)
-		slim_slot_store_owned(sslot, fitted);
+		slim_slot_store_owned(sslot, fitted, mode, min_natts);
+	else
+	{
+		sslot->formed_mode = mode;
+		sslot->formed_floor = min_natts;
+	}
 	return SLIM_TUPLE(sslot);
 }

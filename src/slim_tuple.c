@@ -256,7 +256,8 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	HeapTupleHeader td;
 	int			i;
 
-	if (mode == SLIM_NULL_BITMAP_FULL)
+	/* heap's form, or nothing trailing to leave out: heap's own former */
+	if (mode == SLIM_NULL_BITMAP_FULL || natts == 0 || !isnull[natts - 1])
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
 	if (natts > MaxTupleAttributeNumber)
