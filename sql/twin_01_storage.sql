@@ -135,10 +135,11 @@ SELECT * FROM twin.same_data('fd_h', 'fd_s', 'k');
 -- fast-default column.  Tables fdN_h, fdN_s (N = 8 .. 16): k, a, then f1,
 -- f2, f3 with fast defaults 1, 2, 3, then n1 .. nN without default.  Rows:
 -- every combination of a, f1, f2, f3 NULL or set, with every n NULL or with
--- nN set.  They are inserted, then updated (the update forms every row from
--- its values), then rewritten by VACUUM FULL and CLUSTER; after each step
+-- nN set.  They are inserted, then updated (a new version of every row),
+-- then rewritten by VACUUM FULL or CLUSTER; after each step
 -- the twins must return the same rows (a NULL f read back as its default
--- would differ), and no slimheap row may be longer than heap's.
+-- would differ), and no slimheap row may be longer than heap's; after the
+-- rewrite the index on (f1, f2, f3) must hold every row as it reads.
 --
 DO $$
 DECLARE
@@ -155,6 +156,7 @@ BEGIN
 						   n, left(am, 1),
 						   (SELECT string_agg(format('ADD COLUMN n%s int', i), ', ')
 							FROM generate_series(1, n) AS i));
+			EXECUTE format('CREATE INDEX fd%1$s_%2$s_f ON fd%1$s_%2$s (f1, f2, f3)', n, left(am, 1));
 			EXECUTE format('INSERT INTO fd%1$s_%2$s (k, a, f1, f2, f3, n%1$s)'
 						   ' SELECT 100 + p + 16 * last,'
 						   '   CASE WHEN p & 1 = 0 THEN NULL ELSE p END,'
@@ -198,24 +200,18 @@ BEGIN
 END
 $$;
 SELECT * FROM fd_check('update');
--- (VACUUM cannot run in a function)
-SELECT format('VACUUM FULL fd%s_%s', n, t)
+-- A rewrite forms every row anew while the fast defaults are still in the
+-- catalog (they are cleared after it, when the indexes have been rebuilt):
+-- a NULL f left out there would be indexed as its default.  amcheck then
+-- finds rows that lack their index entry.  Even N: VACUUM FULL, odd N:
+-- CLUSTER (VACUUM cannot run in a function).
+SELECT CASE WHEN n % 2 = 0 THEN format('VACUUM FULL fd%s_%s', n, t)
+			ELSE format('CLUSTER fd%1$s_%2$s USING fd%1$s_%2$s_pkey', n, t) END
 FROM generate_series(8, 16) AS n, unnest(ARRAY['h', 's']) AS t ORDER BY n, t \gexec
-SELECT * FROM fd_check('vacuum full');
-DO $$
-DECLARE
-	n int;
-	t text;
-BEGIN
-	FOR n IN 8 .. 16 LOOP
-		FOREACH t IN ARRAY ARRAY['h', 's'] LOOP
-			EXECUTE format('UPDATE fd%s_%s SET k = k - 1000', n, t);
-			EXECUTE format('CLUSTER fd%1$s_%2$s USING fd%1$s_%2$s_pkey', n, t);
-		END LOOP;
-	END LOOP;
-END
-$$;
-SELECT * FROM fd_check('update, cluster');
+SELECT count(*) AS indexes_checked
+FROM generate_series(8, 16) AS n, unnest(ARRAY['h', 's']) AS t,
+	 LATERAL bt_index_check(format('fd%s_%s_f', n, t)::regclass, true);
+SELECT * FROM fd_check('vacuum full, cluster');
 
 SET client_min_messages = warning;
 DROP SCHEMA twin_storage CASCADE;
