@@ -8,9 +8,12 @@
 #
 # Builds and installs the extension, builds the W7 module, starts a
 # throwaway cluster as user postgres, runs heap and slimheap alternately
-# (a warm-up round first, then REPS measured rounds), and writes
-# bench/results/latest.md (also printed), latest.csv (median, min, max and
-# ratio per figure), latest-raw.csv (every measurement) and w3.png.
+# (a warm-up round first, then REPS measured rounds), writing every
+# measurement to bench/results/latest-raw.csv as it is taken and the run's
+# description to latest-run.txt; bench/report.sh then derives latest.md
+# (also printed), latest.csv (median, min, max and ratio per figure) and
+# w3.png from those two, whatever git says about the checkout.
+# `bench/run.sh --report-only RESULTS_DIR` runs only that report step.
 # Benchmarks are not tests: nothing here asserts a timing.
 #
 # Also read from the environment: ONLY="W3 W7" (run only these workloads),
@@ -19,6 +22,16 @@
 # BENCH_LIB=<path> (benchmark that build of slimheap.so instead of the
 # tree's, e.g. to compare two builds; implies BENCH_SKIP_INSTALL=1).
 set -euo pipefail
+
+# bench/run.sh --report-only RESULTS_DIR: only the report step, on the
+# measurements of a finished run (bench/report.sh)
+if [ "${1:-}" = --report-only ]; then
+	[ $# = 2 ] || { echo "usage: $0 --report-only RESULTS_DIR" >&2; exit 2; }
+	exec bash "$(dirname "${BASH_SOURCE[0]}")/report.sh" "$2"
+elif [ $# != 0 ]; then
+	echo "usage: $0 [--report-only RESULTS_DIR] (the rest is read from the environment)" >&2
+	exit 2
+fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
@@ -163,6 +176,7 @@ psql_db() {
 	PGOPTIONS="-c client_min_messages=warning" \
 		"$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
 }
+PGVERSION=$(psql_db -d postgres -c "SELECT version()")
 
 # create_db NAME: a database with the slimheap access method (by hand, not
 # with CREATE EXTENSION, whose script names the installed library)
@@ -486,27 +500,22 @@ fi
 ELAPSED=$(($(date +%s) - START))
 
 # --- report ---------------------------------------------------------------------
-PGVERSION=$(val "SELECT version()")
-export BENCH_MODE="$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
-export BENCH_REPS=$REPS BENCH_ELAPSED=$ELAPSED BENCH_PGVERSION=$PGVERSION
-REVISION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "unknown revision")
-DIRTY=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -)
-[ -n "$DIRTY" ] && REVISION="$REVISION (uncommitted changes in $DIRTY)"
-if [ -n "${BENCH_LIB:-}" ]; then
-	export BENCH_BUILD="$SOURCE_LIB (BENCH_LIB); W7 former from $ROOT at $REVISION"
-else
-	export BENCH_BUILD="$ROOT at $REVISION$([ "$SKIP_INSTALL" = 1 ] && echo " (not installed)")"
+# The measurements are in $RAW.  What follows must not lose them: the run's
+# description goes next to them (plain KEY=value lines, nothing that can
+# fail), then bench/report.sh derives every other result file from the two,
+# and says so when git cannot tell the revision.
+{
+	echo "MODE=$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
+	echo "REPS=$REPS"
+	echo "ELAPSED=$ELAPSED"
+	echo "PGVERSION=$PGVERSION"
+	echo "LOADAVG=$LOADAVG"
+	echo "SIZES=W1/W8 $W1_ROWS rows, W2 $W2_ROWS, W3 $W3_ROWS per position, W4/W5 $W4_ROWS ($LOOKUPS lookups), W9 $W9_ROWS, W6 pgbench scale $PGBENCH_SCALE, $PGBENCH_CLIENTS clients, ${PGBENCH_SECONDS}s per run (warm-up ${PGBENCH_WARMUP}s), W7 $W7_ITERATIONS iterations ($W7_WIDE_ITERATIONS for the 800-column rows of w1, w4, w5)"
+	echo "SKIP_INSTALL=$SKIP_INSTALL"
+	echo "BENCH_LIB=${BENCH_LIB:+$SOURCE_LIB}"
+} >"$RESULTS/latest-run.txt"
+if ! bash "$BENCH/report.sh" "$RESULTS"; then
+	log "the report is incomplete (see above); the measurements are in $RAW"
+	exit 1
 fi
-export BENCH_MACHINE="$(nproc) CPUs, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo) RAM, load average before the run: $LOADAVG"
-export BENCH_SIZES="W1/W8 $W1_ROWS rows, W2 $W2_ROWS, W3 $W3_ROWS per position, W4/W5 $W4_ROWS ($LOOKUPS lookups), W9 $W9_ROWS, W6 pgbench scale $PGBENCH_SCALE, $PGBENCH_CLIENTS clients, ${PGBENCH_SECONDS}s per run (warm-up ${PGBENCH_WARMUP}s), W7 $W7_ITERATIONS iterations ($W7_WIDE_ITERATIONS for the 800-column rows of w1, w4, w5)"
-perl "$BENCH/summarize.pl" "$RAW" "$RESULTS"
-if ! grep -q '^[0-9]' "$RESULTS/w3.dat"; then
-	log "no W3 figures: no chart"
-	rm -f "$RESULTS/w3.png"
-elif command -v gnuplot >/dev/null; then
-	gnuplot -e "datafile='$RESULTS/w3.dat'; outfile='$RESULTS/w3.png'" "$BENCH/w3.gnuplot"
-else
-	log "gnuplot not found: no chart"
-fi
-cat "$RESULTS/latest.md"
-log "done in $ELAPSED s: $RESULTS/latest.md, latest.csv, latest-raw.csv, w3.png"
+log "done in $ELAPSED s"

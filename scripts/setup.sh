@@ -4,7 +4,9 @@
 # Debian 12 (run as root; `make test` and friends call it first).
 #
 # What is needed: the PostgreSQL 15 server, its headers for PGXS, IPC::Run
-# for the TAP tests and gnuplot for the benchmark charts.  Server and headers
+# for the TAP tests, gnuplot for the benchmark charts and git (the report
+# of the benchmark names the revision; t/040_bench_report.pl makes scratch
+# checkouts).  Server and headers
 # must be the same minor version (the extension is built against the headers
 # and loaded by the server), so everything is installed by one apt-get call:
 # apt then takes both to the same candidate version.
@@ -15,7 +17,7 @@
 #
 set -euo pipefail
 
-PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl gnuplot-nox)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl gnuplot-nox git)
 
 # "<version>" when the package is installed, "" otherwise
 installed_version()

@@ -1,11 +1,13 @@
 --
--- slimheap.verify(): clean tables report nothing; what cannot be verified
--- is refused with a clear error; only privileged roles may run it.
--- (Corrupted pages are tested in t/030_faults.pl, which can write to the
--- relation files while the server is stopped.)
+-- slimheap.verify(): clean tables report nothing; a page with damaged
+-- tuple headers is reported; what cannot be verified is refused with a clear
+-- error; only privileged roles may run it.  (More corruptions are tested in
+-- t/030_faults.pl, which writes to the relation files while the server is
+-- stopped.)
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS slimheap;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
 
 -- rows of every shape slimheap writes: no bitmap, short bitmap, full
 -- natts, all-NULL, short and long varlenas, TOASTed and compressed values
@@ -72,6 +74,67 @@ SELECT count(*) AS problems FROM slimheap.verify('vf_empty');
 
 -- the result columns
 SELECT * FROM slimheap.verify('vf_empty');
+
+--
+-- A damaged page is reported.  The page of vf_flags_src is read with
+-- pageinspect, its tuple headers are damaged in SQL, and the page is written
+-- (as a superuser, with lo_export) as the first block of vf_flags, a table of
+-- the same columns whose file is still empty, so no shared buffer holds a
+-- copy of the block.  (This needs a cluster without data checksums, as the
+-- test clusters are.)
+--   row 1: a short varlena, HEAP_HASVARWIDTH (0x0002) cleared
+--   row 2: a TOAST pointer, HEAP_HASEXTERNAL (0x0004) cleared; the pointer
+--          is made to name vf_flags's TOAST table, so that only the flag is
+--          wrong
+--
+CREATE TABLE vf_flags_src (a int, b text) USING slimheap;
+INSERT INTO vf_flags_src VALUES
+  (1, 'short'),
+  (2, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 100) i));
+CREATE TABLE vf_flags (a int, b text) USING slimheap;
+SELECT count(*) AS problems FROM slimheap.verify('vf_flags_src');
+-- v as 4 bytes, little-endian, at byte pos of page
+CREATE FUNCTION vf_put4(page bytea, pos int, v int8) RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT set_byte(set_byte(set_byte(set_byte(page,
+           pos, (v & 255)::int), pos + 1, ((v >> 8) & 255)::int),
+           pos + 2, ((v >> 16) & 255)::int), pos + 3, ((v >> 24) & 255)::int)
+$$;
+CREATE FUNCTION vf_get4(page bytea, pos int) RETURNS int8
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT get_byte(page, pos)::int8 | (get_byte(page, pos + 1)::int8 << 8) |
+         (get_byte(page, pos + 2)::int8 << 16) | (get_byte(page, pos + 3)::int8 << 24)
+$$;
+SELECT get_raw_page('vf_flags_src', 0) AS page,
+       (SELECT lp_off FROM heap_page_items(get_raw_page('vf_flags_src', 0)) WHERE lp = 1) AS off1,
+       (SELECT lp_off FROM heap_page_items(get_raw_page('vf_flags_src', 0)) WHERE lp = 2) AS off2,
+       (SELECT t_hoff FROM heap_page_items(get_raw_page('vf_flags_src', 0)) WHERE lp = 2) AS hoff2
+\gset
+-- the flags are set, and row 2 holds a TOAST pointer (first byte 0x01, tag
+-- 18) naming vf_flags_src's TOAST table at byte 14 of the pointer, after
+-- the int4 a
+SELECT get_byte(:'page', :off1 + 20) & 2 = 2 AS row1_hasvarwidth,
+       get_byte(:'page', :off2 + 20) & 4 = 4 AS row2_hasexternal,
+       get_byte(:'page', :off2 + :hoff2 + 4) = 1 AND
+       get_byte(:'page', :off2 + :hoff2 + 5) = 18 AS row2_toast_pointer,
+       vf_get4(:'page', :off2 + :hoff2 + 18) =
+         (SELECT reltoastrelid::int8 FROM pg_class WHERE relname = 'vf_flags_src')
+         AS names_toast_table;
+SELECT lo_from_bytea(0,
+         vf_put4(
+           set_byte(
+             set_byte(:'page', :off1 + 20, get_byte(:'page', :off1 + 20) & ~2),
+             :off2 + 20, get_byte(:'page', :off2 + 20) & ~4),
+           :off2 + :hoff2 + 18,
+           (SELECT reltoastrelid::int8 FROM pg_class WHERE relname = 'vf_flags'))) AS lo
+\gset
+SELECT lo_export(:lo, current_setting('data_directory') || '/' || pg_relation_filepath('vf_flags'));
+SELECT lo_unlink(:lo);
+-- the block is read from the file
+SELECT a FROM vf_flags ORDER BY a;
+SELECT * FROM slimheap.verify('vf_flags');
+DROP TABLE vf_flags, vf_flags_src;
+DROP FUNCTION vf_put4, vf_get4;
 
 -- what cannot be verified
 CREATE VIEW vf_view AS SELECT 1 AS x;

@@ -11,9 +11,10 @@
 # rows of the interrupted statement are absent, and verify() is clean.
 #   4. a streaming standby that replayed all of it returns the same rows;
 #   5. tuple headers overwritten in the relation file while the server is
-#      stopped are reported by verify() at their block and offset, reading
-#      them does not crash the server, and pages of random garbage are
-#      reported, not trusted.
+#      stopped are reported by verify() at their block and offset (also
+#      HEAP_HASVARWIDTH and HEAP_HASEXTERNAL cleared on rows that need
+#      them), reading them does not crash the server, and pages of random
+#      garbage are reported, not trusted.
 #
 use strict;
 use warnings;
@@ -258,8 +259,19 @@ INSERT INTO bad (a, d) VALUES (41, NULL);
 UPDATE bad SET a = 42 WHERE a = 41;
 CREATE TABLE garbage (a int, t text) USING slimheap;
 INSERT INTO garbage SELECT g, repeat('x', g % 300) FROM generate_series(1, 2000) g;
+-- a short varlena, and an incompressible value moved to the TOAST table
+CREATE TABLE flags (a int, b text) USING slimheap;
+INSERT INTO flags VALUES (1, 'short'),
+  (2, (SELECT string_agg(md5(i::text), '') FROM generate_series(1, 100) i));
 CHECKPOINT;
 });
+is($primary->safe_psql('postgres', q{SELECT count(*) FROM slimheap.verify('flags')}),
+	'0', 'the table whose flags get cleared is clean');
+my %flags_ctid = map { my ($a, $b, $o) = split /\|/; ($a => [ $b, $o ]) } split /\n/,
+  $primary->safe_psql('postgres',
+	q{SELECT a, (ctid::text::point)[0]::int, (ctid::text::point)[1]::int FROM flags});
+my $flags_file = $primary->data_dir . '/'
+  . $primary->safe_psql('postgres', q{SELECT pg_relation_filepath('flags')});
 is($primary->safe_psql('postgres', q{SELECT count(*) FROM slimheap.verify('bad')}),
 	'0', 'the table to corrupt is clean');
 my %ctid = map { my ($a, $b, $o) = split /\|/; ($a => [ $b, $o ]) } split /\n/,
@@ -354,6 +366,26 @@ my %expect;
 }
 close $fh;
 
+# flags that say what the data holds, cleared: HEAP_HASVARWIDTH (0x0002) on
+# the row with a short varlena, HEAP_HASEXTERNAL (0x0004) on the row whose
+# value is in the TOAST table
+my %flags_expect;
+open($fh, '+<:raw', $flags_file) or die "open $flags_file: $!";
+{
+	my ($pos) = tuple_pos(@{ $flags_ctid{1} });
+	my $im = unpack('v', peek($pos + 20, 2));
+	is($im & 0x0002, 0x0002, 'the row with a varlena has HEAP_HASVARWIDTH');
+	patch($pos + 20, pack('v', $im & ~0x0002));
+	$flags_expect{ join('/', @{ $flags_ctid{1} }) } = qr/HEAP_HASVARWIDTH is not set/;
+
+	($pos) = tuple_pos(@{ $flags_ctid{2} });
+	$im = unpack('v', peek($pos + 20, 2));
+	is($im & 0x0004, 0x0004, 'the toasted row has HEAP_HASEXTERNAL');
+	patch($pos + 20, pack('v', $im & ~0x0004));
+	$flags_expect{ join('/', @{ $flags_ctid{2} }) } = qr/HEAP_HASEXTERNAL is not set/;
+}
+close $fh;
+
 # pages of garbage: everything after the page header replaced by random
 # bytes (seeded, so the test is repeatable), and page 1 filled with 'A'
 srand(20261130);
@@ -386,6 +418,18 @@ for my $at (sort keys %expect)
 my %reported = map { (split ' ')[0] => 1 } split /\n/, $report;
 is(scalar(keys %reported), scalar(keys %expect),
 	'verify reports the corrupted tuples and nothing else');
+
+my $flags_report = $primary->safe_psql('postgres',
+	q{SELECT blkno || '/' || offnum || ' ' || msg FROM slimheap.verify('flags') ORDER BY 1});
+note($flags_report);
+for my $at (sort keys %flags_expect)
+{
+	like($flags_report, qr/^\Q$at\E .*$flags_expect{$at}/m,
+		"verify reports the cleared flag at $at");
+}
+my @flags_lines = split /\n/, $flags_report;
+is(scalar(@flags_lines), scalar(keys %flags_expect),
+	'verify reports the cleared flags and nothing else');
 
 # reading the corrupted table may return garbage or fail, but must not
 # take the server down
