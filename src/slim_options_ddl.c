@@ -738,6 +738,17 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	call.qc = qc;
 
 	/*
+	 * BEGIN, COMMIT and the like carry no options and fire no event
+	 * triggers: straight on, without the bookkeeping below (two of them
+	 * in every pgbench transaction).
+	 */
+	if (IsA(pstmt->utilityStmt, TransactionStmt))
+	{
+		slim_run_core(&call, pstmt);
+		return;
+	}
+
+	/*
 	 * A statement run while one of ours is under way (a serial column's
 	 * CREATE SEQUENCE, DDL of an event trigger) is not what the pending
 	 * entries are for.

@@ -15,7 +15,7 @@
  * heap's read callbacks store only into buffer-heap slots, so each slimheap
  * slot has a "reader": a buffer-heap slot that heap fills and that holds the
  * buffer pin, exactly as a heap table's slot would.  The slimheap slot shows
- * the reader's tuple (same pointer, same buffer) and shares its values
+ * the reader's tuple (same pointer, same buffer) and lends it its values
  * arrays, so deforming is heap's own code and costs nothing extra.  A tuple
  * the slot owns (formed, or copied out of the buffer) is shown to the
  * reader too, without handing it over.  See docs/slot.md.
@@ -35,9 +35,8 @@ typedef struct SlimTupleTableSlot
 {
 	/* first, so that heap code casting the slot finds tuple and buffer */
 	BufferHeapTupleTableSlot base;
-	TupleTableSlot *reader;		/* filled by heap; deforms for us */
-	Datum	   *own_values;		/* our arrays, unused: the reader's are used */
-	bool	   *own_isnull;
+	BufferHeapTupleTableSlot reader_data;	/* the reader, see tts_slim_init */
+	TupleTableSlot *reader;		/* &reader_data: filled by heap, deforms */
 	int			floor_natts;	/* slim_missing_natts() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
@@ -116,41 +115,46 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	reader->tts_nvalid = 0;
 }
 
+/*
+ * The reader lives inside the slot and uses the slot's own values arrays,
+ * so it costs no allocation, no descriptor pin (the slot holds one for as
+ * long as the reader lives) and no copying of values.  It is set up the
+ * way MakeTupleTableSlot() sets up a buffer-heap slot with a fixed
+ * descriptor.
+ */
 static void
 tts_slim_init(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	MemoryContext oldcxt;
+	TupleTableSlot *reader = &sslot->reader_data.base.base;
 
 	/* table slots always have one; the reader and the floor depend on it */
 	if (slot->tts_tupleDescriptor == NULL)
 		elog(ERROR, "a slimheap slot needs a tuple descriptor");
 
-	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-	sslot->reader = MakeSingleTupleTableSlot(slot->tts_tupleDescriptor,
-											 &TTSOpsBufferHeapTuple);
-	MemoryContextSwitchTo(oldcxt);
+	/* MakeTupleTableSlot() zeroed the slot, reader_data included */
+	*((const TupleTableSlotOps **) &reader->tts_ops) = &TTSOpsBufferHeapTuple;
+	reader->type = T_TupleTableSlot;
+	reader->tts_flags = TTS_FLAG_EMPTY | TTS_FLAG_FIXED;
+	reader->tts_tupleDescriptor = slot->tts_tupleDescriptor;
+	reader->tts_values = slot->tts_values;
+	reader->tts_isnull = slot->tts_isnull;
+	reader->tts_mcxt = slot->tts_mcxt;
+	ItemPointerSetInvalid(&reader->tts_tid);
+	reader->tts_ops->init(reader);
+	sslot->reader = reader;
 
-	sslot->own_values = slot->tts_values;
-	sslot->own_isnull = slot->tts_isnull;
-	slot->tts_values = sslot->reader->tts_values;
-	slot->tts_isnull = sslot->reader->tts_isnull;
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
 	sslot->formed_floor = -1;
 }
 
+/* ExecClearTuple() (our clear) has released the reader's pin by now */
 static void
 tts_slim_release(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
-	slot->tts_values = sslot->own_values;
-	slot->tts_isnull = sslot->own_isnull;
-	if (sslot->reader != NULL)
-	{
-		ExecDropSingleTupleTableSlot(sslot->reader);
-		sslot->reader = NULL;
-	}
+	sslot->reader->tts_ops->release(sslot->reader);
 }
 
 static void
