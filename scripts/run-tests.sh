@@ -25,12 +25,15 @@
 # always).
 #
 # Environment: SLIMHEAP_TEST_PORT (first port to try, default 54320),
-# SLIMHEAP_TEST_USER (default postgres), PG_CONFIG.
+# SLIMHEAP_TEST_USER (default postgres), PG_CONFIG (the server to build
+# against and test on; `make test PG=18` sets it, docs/infra.md).
 #
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+# the builds below (make) must use the same server as the tests
+export PG_CONFIG
 RUN_AS=${SLIMHEAP_TEST_USER:-postgres}
 
 BINDIR=$("$PG_CONFIG" --bindir)
@@ -114,6 +117,8 @@ trap 'exit 130' INT TERM HUP
 id "$RUN_AS" >/dev/null 2>&1 || fatal "user $RUN_AS does not exist (is postgresql-15 installed?)"
 
 START=$(date +%s)
+PG_VERSION=$("$PG_CONFIG" --version) || fatal "no pg_config at $PG_CONFIG"
+echo "testing on $PG_VERSION ($PG_CONFIG)"
 
 note "build and install"
 make -C "$ROOT" -s || fatal "make failed"
@@ -302,5 +307,6 @@ fi
 
 echo
 echo "run time: $(($(date +%s) - START)) s"
+echo "server: $PG_VERSION ($PG_CONFIG)"
 print_summary
 [ "$TOTAL_FAIL" = 0 ]

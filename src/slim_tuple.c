@@ -22,6 +22,7 @@
 #include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 
 /*
@@ -182,13 +183,13 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	tuple->t_tableOid = InvalidOid;
 
 	/*
-	 * heap_tuple_set_datum() fills in the composite-datum fields (length,
-	 * type, typmod and, for versioned row types, the version of the stored
-	 * attributes) and reads natts from the header, so natts goes first.
+	 * slim_tuple_set_datum() fills in the composite-datum fields (length,
+	 * type, typmod and, on 15.20 and later 15.x, the version of a versioned
+	 * row type) and may read natts from the header, so natts goes first.
 	 */
 	HeapTupleHeaderSetNatts(td, stored_natts);
 	td->t_hoff = hoff;
-	heap_tuple_set_datum(td, tupdesc, hoff + data_len);
+	slim_tuple_set_datum(td, tupdesc, hoff + data_len);
 
 	/*
 	 * heap_fill_tuple() walks every attribute of the descriptor and, when
