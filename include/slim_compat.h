@@ -61,6 +61,13 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 #endif
 
 /*
+ * The longest NULL bitmap a tuple can have, as a constant expression:
+ * BITMAPLEN() is a macro in 15 but a static inline function in 18, which
+ * cannot size an array (PostgreSQL builds with -Werror=vla).
+ */
+#define SLIM_MAX_BITMAPLEN	((MaxTupleAttributeNumber + 7) / 8)
+
+/*
  * index_beginscan() without instrumentation: PostgreSQL 18 added an
  * IndexScanInstrumentation argument (for EXPLAIN's index search counts),
  * which internal scans such as CLUSTER's pass as NULL.

@@ -20,7 +20,8 @@
 # and done again.  SLIMHEAP_PG_REFRESH=1 asks apt for the newest source
 # version first (a newer minor release is then built beside the old one).
 #
-# What it builds: the server, client programs, the contrib modules, the
+# What it builds: the server, client programs, the contrib modules the
+# tests use (amcheck pageinspect pgstattuple; SLIMHEAP_PG_CONTRIB), the
 # regression drivers for PGXS (pg_regress, pg_isolation_regress) and the
 # TAP test modules; configured --with-llvm (Debian 12's llvm-14/clang-14,
 # so the JIT part of the suite runs), --enable-tap-tests, --with-icu,
@@ -33,6 +34,10 @@
 #
 set -euo pipefail
 
+# The whole script is one block, read before it runs: editing the file
+# during a build of a quarter of an hour cannot change what the build does.
+{
+
 MAJOR=${1:?usage: pg-build.sh <major version, e.g. 18>}
 [[ $MAJOR =~ ^[0-9]+$ ]] || { echo "pg-build: bad major version '$MAJOR'" >&2; exit 2; }
 CACHE=${SLIMHEAP_PG_CACHE:-/var/cache/slimheap}
@@ -40,6 +45,8 @@ JOBS=${SLIMHEAP_PG_JOBS:-2}
 PKG=postgresql-$MAJOR
 STAMP=.slimheap-build-complete
 LLVM_VERSION=14
+# the contrib modules the tests and the benchmark use
+CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pgstattuple"}
 
 say() { echo "pg-build: $*" >&2; }
 
@@ -147,9 +154,13 @@ step ./configure --prefix="$PREFIX" --enable-debug --enable-tap-tests \
 	--with-llvm LLVM_CONFIG="/usr/bin/llvm-config-$LLVM_VERSION" \
 	CLANG="/usr/bin/clang-$LLVM_VERSION" --with-icu
 step make -j"$JOBS"
-step make -C contrib -j"$JOBS"
+for m in $CONTRIB; do
+	step make -C "contrib/$m" -j"$JOBS"
+done
 step make install
-step make -C contrib install
+for m in $CONTRIB; do
+	step make -C "contrib/$m" install
+done
 # the drivers PGXS's installcheck uses (the main install has pg_regress)
 step make -C src/test/isolation -j"$JOBS"
 step make -C src/test/isolation install
@@ -159,3 +170,5 @@ cd /
 rm -rf "$BUILD"
 say "done: $PREFIX"
 echo "$PREFIX/bin/pg_config"
+exit 0
+}

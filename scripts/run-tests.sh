@@ -185,7 +185,8 @@ echo "cluster on port $PORT, socket $SOCK, $(as_pg "$BINDIR/psql" -XAtq -h "$SOC
 regress_counts()
 {
 	local out=$1 ntests=$2 rc=$3 line n m k
-	line=$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))' "$out" | tail -1)
+	# 15 prints " All 22 tests passed.", 16 and later "# All 22 tests passed."
+	line=$(grep -E '^(# )? *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))' "$out" | tail -1)
 	if [[ $line =~ All\ ([0-9]+)\ tests\ passed ]]; then
 		n=${BASH_REMATCH[1]}
 		echo "$n 0"
@@ -283,7 +284,10 @@ else
 	ntap=$(wc -w <<<"$TAP_FILES")
 	as_pg mkdir -p "$TREE/tmp_check" "$WORK/portlock"
 	# shellcheck disable=SC2086
-	as_pg env TESTDIR="$TREE" PATH="$BINDIR:$PATH" PG_REGRESS="$PG_REGRESS" \
+	# TESTDIR for 15's test modules, TESTDATADIR and TESTLOGDIR for 16's
+	# and later (else they use relative paths the server cannot resolve)
+	as_pg env TESTDIR="$TREE" TESTDATADIR="$TREE/tmp_check" \
+		TESTLOGDIR="$TREE/tmp_check/log" PATH="$BINDIR:$PATH" PG_REGRESS="$PG_REGRESS" \
 		PG_TEST_PORT_DIR="$WORK/portlock" \
 		prove -I "$PG_PERL_LIB" -I "$TREE/t" $TAP_FILES 2>&1 | tee "$WORK/prove.out"
 	rc=${PIPESTATUS[0]}

@@ -122,7 +122,7 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	Size		data_len;
 	HeapTuple	tuple;
 	HeapTupleHeader td;
-	bits8		scratch_bits[BITMAPLEN(MaxTupleAttributeNumber)];
+	bits8		scratch_bits[SLIM_MAX_BITMAPLEN];
 	int			i;
 
 	if (mode == SLIM_NULL_BITMAP_FULL)

@@ -8,7 +8,8 @@
 # compressed-tail marker (t_infomask2 bit 0x0800) is shown as a "tail" row.
 #
 # The pages are edited in the relation's file while the server is stopped
-# (no data checksums, as initdb makes them by default here).
+# (no data checksums, as initdb makes them by default on 15; 18's initdb
+# enables them unless told not to).
 
 use strict;
 use warnings;
@@ -18,7 +19,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('corrupt');
-$node->init;
+$node->init($node->pg_version >= 18 ? (extra => ['--no-data-checksums']) : ());
 $node->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'slimheap'
