@@ -353,4 +353,42 @@ is( join(',', map { shard_storage($_->[1], $_->[0]) } placements('ref_slim')),
 	join(',', ('slimheap {fillfactor=90}') x 3),
 	'RESET and SET (fillfactor) on the coordinator reach every placement of ref_slim');
 
+# A worker that does not preload slimheap: its sessions have no hook for
+# slimheap's options, so the shard DDL Citus sends there (CREATE TABLE ...
+# WITH (slimheap.null_bitmap = ...)) stops with slimheap's error, never
+# creating a shard without the option.
+my $w3 = citus_node('worker3', 'citus');
+$by_port{ $w3->port } = $w3;
+is( $coord->safe_psql('postgres',
+		"SELECT citus_add_node('$host', @{[ $w3->port ]}) > 0"),
+	't', 'worker3 (citus only, no slimheap preloaded) is added');
+$coord->safe_psql('postgres', qq{
+CREATE TABLE dist_new (id bigint NOT NULL, $defs) USING slimheap WITH (slimheap.null_bitmap = 'truncate');
+INSERT INTO dist_new SELECT g, $w1_values FROM generate_series(1, 100) g;
+});
+my ($rc, $out, $err) = $coord->psql('postgres',
+	"SELECT create_distributed_table('dist_new', 'id', colocate_with => 'none')");
+isnt($rc, 0, 'create_distributed_table with a shard on worker3 fails');
+like($err, qr/ERROR:  slimheap options need the slimheap library loaded before the statement starts/,
+	'the error is slimheap\'s, about the library not being loaded');
+like($err, qr/HINT:  Add slimheap to shared_preload_libraries/,
+	'the hint says to preload slimheap');
+like($err, qr/while executing command on \S+:@{[ $w3->port ]}/,
+	'the error comes from worker3');
+is( $coord->safe_psql('postgres', qq{
+SELECT (SELECT count(*) FROM pg_dist_partition WHERE logicalrelid = 'dist_new'::regclass)
+       || '/' || (SELECT count(*) FROM dist_new)
+       || '/' || (SELECT reloptions::text FROM pg_class WHERE oid = 'dist_new'::regclass)}),
+	'0/100/{slimheap.null_bitmap=truncate}',
+	'dist_new stays a local slimheap table on the coordinator, with its rows and option');
+for my $w ($w1, $w2, $w3)
+{
+	is( $w->safe_psql(
+			'postgres',
+			"SET citus.override_table_visibility = off; SELECT count(*) FROM pg_class WHERE relname ~ '^dist_new'"
+		),
+		'0',
+		$w->name . ': no shard of dist_new was left behind');
+}
+
 done_testing();
