@@ -10,7 +10,8 @@
 #   1. pg_regress over sql/*.sql (the Makefile's REGRESS and REGRESS_OPTS)
 #   2. the same suite again with JIT forced on for every query
 #   3. pg_isolation_regress over specs/*.spec (ISOLATION, ISOLATION_OPTS)
-#   4. the TAP tests t/*.pl with prove (they start their own nodes)
+#   4. the TAP tests t/*.pl with prove (they start their own nodes), and
+#      on PostgreSQL 16 and later t/citus/*.pl too (Citus first, below)
 #
 # What is counted in the closing "N passed, N failed" line: one per test
 # file per run, i.e. each sql/ test once per regression run (so twice), each
@@ -125,6 +126,23 @@ make -C "$ROOT" -s || fatal "make failed"
 make -C "$ROOT" -s install >/dev/null || fatal "make install failed"
 echo "installed into $("$PG_CONFIG" --pkglibdir)"
 
+# Citus, for the distributed tests of t/citus/ (docs/scale-out.md).  Citus 14
+# supports PostgreSQL 16 to 18: on those servers t/citus/ is part of the TAP
+# run, and scripts/citus-build.sh provides Citus first (an installed one, or
+# a build from SLIMHEAP_CITUS_TARBALL; .ci/run names the vendored tarball).
+# When it cannot, that counts as a failure.  A run on 15 lists no t/citus/
+# test at all.
+PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+CITUS_TAP=
+if [ "$PG_MAJOR" -ge 16 ] 2>/dev/null; then
+	note "Citus (for t/citus/)"
+	if bash "$ROOT/scripts/citus-build.sh"; then
+		CITUS_TAP=1
+	else
+		record "citus" 0 1 "no Citus for t/citus/: scripts/citus-build.sh failed"
+	fi
+fi
+
 # The throwaway copy, owned by the test user so results can be written.
 WORK=$(mktemp -d /tmp/slimheap-test.XXXXXX)
 TREE=$WORK/tree
@@ -148,6 +166,9 @@ REGRESS_OPTS=$(make_var REGRESS_OPTS)
 ISOLATION=$(make_var ISOLATION)
 ISOLATION_OPTS=$(make_var ISOLATION_OPTS)
 TAP_FILES=$(ls t/*.pl 2>/dev/null | sort)
+if [ -n "$CITUS_TAP" ]; then
+	TAP_FILES="$TAP_FILES $(ls t/citus/*.pl 2>/dev/null | sort)"
+fi
 
 # A port nothing listens on (the cluster listens on a private unix socket
 # only, so this just keeps its socket name unique and readable).
