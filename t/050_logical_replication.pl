@@ -61,6 +61,12 @@ ALTER TABLE full_$k REPLICA IDENTITY FULL;
 });
 	}
 }
+# rows that exist before the subscription: the initial table copy
+for my $t ('pk_slim', 'pk_heap', 'full_slim', 'full_heap')
+{
+	$pub->safe_psql('postgres',
+		"INSERT INTO $t SELECT g, $values FROM generate_series(1, $NROWS / 2) g");
+}
 $pub->safe_psql('postgres',
 	'CREATE PUBLICATION wide FOR TABLE pk_slim, pk_heap, full_slim, full_heap');
 $sub->safe_psql('postgres',
@@ -77,7 +83,7 @@ for my $t ('pk_slim', 'pk_heap', 'full_slim', 'full_heap')
 {
 	$pub->safe_psql(
 		'postgres', qq{
-INSERT INTO $t SELECT g, $values FROM generate_series(1, $NROWS) g;
+INSERT INTO $t SELECT g, $values FROM generate_series($NROWS / 2 + 1, $NROWS) g;
 COPY $t FROM STDIN;
 $copy\\.
 UPDATE $t SET c100 = -id WHERE id % 7 = 0;

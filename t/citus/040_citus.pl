@@ -13,8 +13,9 @@
 #   the slimheap tables exactly what they return on the heap twins, and the
 #   shards' rows are stored in the truncate form (pageinspect on the workers);
 # - the slimheap shards are smaller (the ratio is printed);
-# - a shard move (citus_move_shard_placement, block_writes) keeps the rows,
-#   the option and the slim form;
+# - a shard move (citus_move_shard_placement, block_writes) and the
+#   rebalancer (rebalance_table_shards) keep the rows, the option and the
+#   slim form;
 # - ALTER TABLE ... SET (slimheap.null_bitmap = ...) on the coordinator: what
 #   reaches the shards (see docs/scale-out.md);
 # - a worker that does not preload slimheap refuses slimheap shards with an
@@ -298,6 +299,26 @@ is( $coord->safe_psql(
 		diff_count_sql('SELECT * FROM dist_heap', 'SELECT * FROM dist_slim')),
 	'0',
 	'after the move dist_slim holds the same rows as dist_heap');
+
+# The rebalancer evens the placements out again (worker1 has 1 of the 4
+# shards now): it moves a shard back the same way.
+$coord->safe_psql(
+	'postgres', qq{
+SELECT rebalance_table_shards('dist_slim', shard_transfer_mode => 'block_writes');
+CALL citus_cleanup_orphaned_resources();
+});
+is( $coord->safe_psql('postgres',
+		"SELECT string_agg(n::text, ',' ORDER BY nodeport) FROM (SELECT nodeport, count(*) AS n FROM citus_shards WHERE table_name = 'dist_slim'::regclass GROUP BY 1) s"),
+	'2,2', 'the rebalancer leaves 2 shards of dist_slim on each worker');
+is( join(',', map { shard_storage($_->[1], $_->[0]) } placements('dist_slim')),
+	join(',', ('slimheap {slimheap.null_bitmap=truncate}') x 4),
+	'after the rebalance every shard uses slimheap with the option');
+check_forms('dist_slim', 'after the rebalance');
+is( $coord->safe_psql(
+		'postgres',
+		diff_count_sql('SELECT * FROM dist_heap', 'SELECT * FROM dist_slim')),
+	'0',
+	'after the rebalance dist_slim holds the same rows as dist_heap');
 
 # ALTER TABLE ... SET (slimheap.null_bitmap = 'full') on the coordinator.
 $coord->safe_psql('postgres',
