@@ -8,8 +8,7 @@
 # compressed-tail marker (t_infomask2 bit 0x0800) is shown as a "tail" row.
 #
 # The pages are edited in the relation's file while the server is stopped
-# (no data checksums, as initdb makes them by default on 15; 18's initdb
-# enables them unless told not to).
+# (no data checksums: SlimheapTest::no_checksums).
 
 use strict;
 use warnings;
@@ -17,9 +16,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SlimheapTest;
 
 my $node = PostgreSQL::Test::Cluster->new('corrupt');
-$node->init($node->pg_version >= 18 ? (extra => ['--no-data-checksums']) : ());
+$node->init(no_checksums($node));
 $node->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'slimheap'
