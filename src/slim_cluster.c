@@ -171,7 +171,8 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
 		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
-		index_scan = slim_index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
+		index_scan = slim_index_beginscan(OldHeap, OldIndex, SnapshotAny,
+										  0, 0);
 		index_rescan(index_scan, NULL, 0, NULL, 0);
 	}
 	else
