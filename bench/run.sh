@@ -482,7 +482,8 @@ PGVERSION=$(val "SELECT version()")
 export BENCH_MODE="$([ $QUICK = 1 ] && echo "quick (QUICK=1: 1/10 of the rows)" || echo "full")${ONLY:+, only $ONLY}"
 export BENCH_REPS=$REPS BENCH_ELAPSED=$ELAPSED BENCH_PGVERSION=$PGVERSION
 REVISION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo "unknown revision")
-DIRTY=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -)
+# (a tree without git, e.g. an exported copy, has no revision and no diff)
+DIRTY=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' - || true)
 [ -n "$DIRTY" ] && REVISION="$REVISION (uncommitted changes in $DIRTY)"
 if [ -n "${BENCH_LIB:-}" ]; then
 	export BENCH_BUILD="$SOURCE_LIB (BENCH_LIB); W7 former from $ROOT at $REVISION"
