@@ -24,10 +24,24 @@ ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
 ISOLATION_OPTS = --temp-config=$(srcdir)/test/slimheap.conf
 TAP_TESTS = 1
 
+# Which PostgreSQL to build against (README.md, docs/versions.md):
+#   PG=15 (the default): Debian's packages, /usr/lib/postgresql/15
+#   PG=18: a server built from source into $(PG_CACHE)/pg-18.x by
+#          scripts/pg-build.sh (`make test PG=18` builds it when missing)
+#   PG_CONFIG=/path/to/pg_config: any installed server, e.g. a packaged 18
+PG ?= 15
+PG_CACHE ?= /var/cache/slimheap
+ifeq ($(PG),15)
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+else ifeq ($(origin PG_CONFIG),undefined)
+# the newest build of scripts/pg-build.sh (`make test PG=18` makes one)
+PG_CONFIG := $(shell ls -d $(PG_CACHE)/pg-$(PG).*/bin/pg_config 2>/dev/null | sort -V | tail -n 1)
+endif
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(wildcard $(PGXS)),)
 include $(PGXS)
+
+include $(srcdir)/compat.mk
 endif
 
 .PHONY: setup test demo bench
@@ -35,14 +49,25 @@ endif
 setup:
 	bash scripts/setup.sh
 
+# The scripts get PG_CONFIG from this shell prefix: PG=15 is Debian's
+# packaged server; any other PG is built from source first (once; it is
+# cached) unless PG_CONFIG is given.
+ifneq ($(PG)$(origin PG_CONFIG),15file)
+ifeq ($(filter command line environment,$(origin PG_CONFIG)),)
+PG_CONFIG_SH = PG_CONFIG=$$(SLIMHEAP_PG_CACHE='$(PG_CACHE)' bash scripts/pg-build.sh '$(PG)') && \
+	export PG_CONFIG &&
+endif
+endif
+PG_CONFIG_SH ?= export PG_CONFIG='$(PG_CONFIG)' &&
+
 test: setup
-	bash scripts/run-tests.sh
+	$(PG_CONFIG_SH) bash scripts/run-tests.sh
 
 demo: setup
-	bash scripts/demo.sh
+	$(PG_CONFIG_SH) bash scripts/demo.sh
 
 bench: setup
-	QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh
+	$(PG_CONFIG_SH) QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh
 
 # reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
 #   make fuzz SEED=1 STEPS=200
@@ -50,5 +75,5 @@ SEED ?= 1
 STEPS ?= 200
 .PHONY: fuzz
 fuzz: setup
-	$(MAKE) install
-	bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
+	$(PG_CONFIG_SH) $(MAKE) install PG_CONFIG=$$PG_CONFIG && \
+		bash fuzz/run-fuzz.sh $(SEED) $(STEPS)

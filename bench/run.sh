@@ -36,7 +36,9 @@ fi
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
 RESULTS=$BENCH/results
-PGBIN=${PGBIN:-/usr/lib/postgresql/15/bin}
+# the server: PG_CONFIG's (`make bench PG=18` sets it), or PGBIN
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=${PGBIN:-$("$PG_CONFIG" --bindir)}
 PORT=${BENCH_PORT:-5530}
 LOCK=/tmp/slimheap-install.lock
 

@@ -13,7 +13,7 @@ set -euo pipefail
 SEED=${1:-1}
 STEPS=${2:-200}
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 BINDIR=$("$PG_CONFIG" --bindir)
 PORT=${SLIMFUZZ_PORT:-54390}
 

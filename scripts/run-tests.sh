@@ -10,7 +10,8 @@
 #   1. pg_regress over sql/*.sql (the Makefile's REGRESS and REGRESS_OPTS)
 #   2. the same suite again with JIT forced on for every query
 #   3. pg_isolation_regress over specs/*.spec (ISOLATION, ISOLATION_OPTS)
-#   4. the TAP tests t/*.pl with prove (they start their own nodes)
+#   4. the TAP tests t/*.pl with prove (they start their own nodes), and
+#      on PostgreSQL 16 and later t/citus/*.pl too (Citus first, below)
 #
 # What is counted in the closing "N passed, N failed" line: one per test
 # file per run, i.e. each sql/ test once per regression run (so twice), each
@@ -25,12 +26,15 @@
 # always).
 #
 # Environment: SLIMHEAP_TEST_PORT (first port to try, default 54320),
-# SLIMHEAP_TEST_USER (default postgres), PG_CONFIG.
+# SLIMHEAP_TEST_USER (default postgres), PG_CONFIG (the server to build
+# against and test on; `make test PG=18` sets it, docs/infra.md).
 #
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+# the builds below (make) must use the same server as the tests
+export PG_CONFIG
 RUN_AS=${SLIMHEAP_TEST_USER:-postgres}
 
 BINDIR=$("$PG_CONFIG" --bindir)
@@ -114,11 +118,30 @@ trap 'exit 130' INT TERM HUP
 id "$RUN_AS" >/dev/null 2>&1 || fatal "user $RUN_AS does not exist (is postgresql-15 installed?)"
 
 START=$(date +%s)
+PG_VERSION=$("$PG_CONFIG" --version) || fatal "no pg_config at $PG_CONFIG"
+echo "testing on $PG_VERSION ($PG_CONFIG)"
 
 note "build and install"
 make -C "$ROOT" -s || fatal "make failed"
 make -C "$ROOT" -s install >/dev/null || fatal "make install failed"
 echo "installed into $("$PG_CONFIG" --pkglibdir)"
+
+# Citus, for the distributed tests of t/citus/ (docs/scale-out.md).  Citus 14
+# supports PostgreSQL 16 to 18: on those servers t/citus/ is part of the TAP
+# run, and scripts/citus-build.sh provides Citus first (an installed one, or
+# a build from SLIMHEAP_CITUS_TARBALL; .ci/run names the vendored tarball).
+# When it cannot, that counts as a failure.  A run on 15 lists no t/citus/
+# test at all.
+PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+CITUS_TAP=
+if [ "$PG_MAJOR" -ge 16 ] 2>/dev/null; then
+	note "Citus (for t/citus/)"
+	if bash "$ROOT/scripts/citus-build.sh"; then
+		CITUS_TAP=1
+	else
+		record "citus" 0 1 "no Citus for t/citus/: scripts/citus-build.sh failed"
+	fi
+fi
 
 # The throwaway copy, owned by the test user so results can be written.
 WORK=$(mktemp -d /tmp/slimheap-test.XXXXXX)
@@ -143,6 +166,9 @@ REGRESS_OPTS=$(make_var REGRESS_OPTS)
 ISOLATION=$(make_var ISOLATION)
 ISOLATION_OPTS=$(make_var ISOLATION_OPTS)
 TAP_FILES=$(ls t/*.pl 2>/dev/null | sort)
+if [ -n "$CITUS_TAP" ]; then
+	TAP_FILES="$TAP_FILES $(ls t/citus/*.pl 2>/dev/null | sort)"
+fi
 
 # A port nothing listens on (the cluster listens on a private unix socket
 # only, so this just keeps its socket name unique and readable).
@@ -180,7 +206,8 @@ echo "cluster on port $PORT, socket $SOCK, $(as_pg "$BINDIR/psql" -XAtq -h "$SOC
 regress_counts()
 {
 	local out=$1 ntests=$2 rc=$3 line n m k
-	line=$(grep -E '^ *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))' "$out" | tail -1)
+	# 15 prints " All 22 tests passed.", 16 and later "# All 22 tests passed."
+	line=$(grep -E '^(# )? *(All [0-9]+ tests passed|[0-9]+ of [0-9]+ tests (passed|failed))' "$out" | tail -1)
 	if [[ $line =~ All\ ([0-9]+)\ tests\ passed ]]; then
 		n=${BASH_REMATCH[1]}
 		echo "$n 0"
@@ -278,7 +305,10 @@ else
 	ntap=$(wc -w <<<"$TAP_FILES")
 	as_pg mkdir -p "$TREE/tmp_check" "$WORK/portlock"
 	# shellcheck disable=SC2086
-	as_pg env TESTDIR="$TREE" PATH="$BINDIR:$PATH" PG_REGRESS="$PG_REGRESS" \
+	# TESTDIR for 15's test modules, TESTDATADIR and TESTLOGDIR for 16's
+	# and later (else they use relative paths the server cannot resolve)
+	as_pg env TESTDIR="$TREE" TESTDATADIR="$TREE/tmp_check" \
+		TESTLOGDIR="$TREE/tmp_check/log" PATH="$BINDIR:$PATH" PG_REGRESS="$PG_REGRESS" \
 		PG_TEST_PORT_DIR="$WORK/portlock" \
 		prove -I "$PG_PERL_LIB" -I "$TREE/t" $TAP_FILES 2>&1 | tee "$WORK/prove.out"
 	rc=${PIPESTATUS[0]}
@@ -302,5 +332,6 @@ fi
 
 echo
 echo "run time: $(($(date +%s) - START)) s"
+echo "server: $PG_VERSION ($PG_CONFIG)"
 print_summary
 [ "$TOTAL_FAIL" = 0 ]

@@ -168,9 +168,14 @@ CREATE TABLE t_ctas_exec USING slimheap WITH (slimheap.null_bitmap = full)
 SELECT relopts('t_ctas_exec');
 SELECT row_forms('t_ctas_exec');
 DEALLOCATE twin_rows;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-  CREATE TABLE t_ctas_explain USING slimheap
-  WITH (slimheap.null_bitmap = full) AS SELECT * FROM h_twin ORDER BY a;
+-- EXPLAIN ANALYZE runs the statement; its plan output is left out (its
+-- format differs between PostgreSQL versions)
+DO $$
+BEGIN
+	EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+	  CREATE TABLE t_ctas_explain USING slimheap
+	  WITH (slimheap.null_bitmap = full) AS SELECT * FROM h_twin ORDER BY a';
+END $$;
 SELECT relopts('t_ctas_explain');
 SELECT row_forms('t_ctas_explain');
 -- EXPLAIN without ANALYZE creates nothing

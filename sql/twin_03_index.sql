@@ -120,8 +120,9 @@ SELECT * FROM twin.query('SELECT id, txt FROM %s WHERE txt = ''NEW999''', 'idx_h
 --
 -- Index-only scans (the visibility map was set by VACUUM)
 --
+-- (enable_indexscan stays on: from PostgreSQL 18 on, turning it off
+-- disables index-only scans too)
 SET enable_indexonlyscan = on;
-SET enable_indexscan = off;
 EXPLAIN (COSTS OFF) SELECT seq, n, pad FROM idx_s WHERE seq BETWEEN 50 AND 60;
 SELECT * FROM twin.query('SELECT seq, n, pad FROM %s WHERE seq BETWEEN 50 AND 60', 'idx_h', 'idx_s');
 SELECT * FROM twin.query('SELECT seq, n, pad FROM %s WHERE seq > 150', 'idx_h', 'idx_s');

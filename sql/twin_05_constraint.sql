@@ -91,7 +91,24 @@ UPDATE pk_slim SET k2 = k2 + 1000 WHERE k = 3;
 -- ON DELETE RESTRICT key
 CREATE TABLE fk_restrict_s (id int, r int REFERENCES pk_slim ON DELETE RESTRICT) USING slimheap;
 INSERT INTO fk_restrict_s VALUES (1, 4), (2, NULL);
-DELETE FROM pk_slim WHERE k = 4;
+-- (the error changed in PostgreSQL 18: its wording, and its SQLSTATE from
+-- 23503 foreign_key_violation to 23001 restrict_violation; show its class
+-- and what it names)
+DO $$
+DECLARE
+	state text;
+	cons text;
+	tab text;
+BEGIN
+	DELETE FROM pk_slim WHERE k = 4;
+	RAISE NOTICE 'deleted';
+EXCEPTION WHEN OTHERS THEN
+	GET STACKED DIAGNOSTICS state = RETURNED_SQLSTATE,
+		cons = CONSTRAINT_NAME, tab = TABLE_NAME;
+	RAISE NOTICE 'SQLSTATE class %, constraint %, table %',
+		left(state, 2), cons, tab;
+END $$;
+SELECT k FROM pk_slim WHERE k = 4;
 SELECT * FROM fk_s_to_heap ORDER BY id;
 SELECT * FROM fk_s_to_slim ORDER BY id;
 SELECT * FROM twin.compare('fk_h_to_heap', 'fk_s_to_heap');

@@ -68,7 +68,9 @@ RESET min_parallel_table_scan_size;
 
 -- TID scans
 SET enable_seqscan = off;
-EXPLAIN (COSTS OFF) SELECT * FROM rd_s WHERE ctid = ANY (ARRAY(SELECT ctid FROM rd_s WHERE id % 50 = 0));
+-- (the plan shown has no subquery, whose display differs between
+-- PostgreSQL versions; the query below with one takes the same Tid Scan)
+EXPLAIN (COSTS OFF) SELECT * FROM rd_s WHERE ctid = ANY ('{"(0,1)","(0,3)","(1,2)"}'::tid[]);
 SELECT * FROM twin.query('SELECT * FROM %1$s WHERE ctid = ANY (ARRAY(SELECT ctid FROM %1$s WHERE id %% 50 = 0))', 'rd_h', 'rd_s');
 EXPLAIN (COSTS OFF) SELECT * FROM rd_s WHERE ctid >= '(0,1)';
 SELECT * FROM twin.query('SELECT * FROM %s WHERE ctid >= ''(0,1)''', 'rd_h', 'rd_s');

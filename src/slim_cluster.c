@@ -29,6 +29,7 @@
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 
 /* What a rewrite needs while it copies rows. */
@@ -170,7 +171,8 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
 		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
-		index_scan = index_beginscan(OldHeap, OldIndex, SnapshotAny, 0, 0);
+		index_scan = slim_index_beginscan(OldHeap, OldIndex, SnapshotAny,
+										  0, 0);
 		index_rescan(index_scan, NULL, 0, NULL, 0);
 	}
 	else

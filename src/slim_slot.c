@@ -29,6 +29,7 @@
 #include "executor/tuptable.h"
 #include "storage/bufmgr.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 
 typedef struct SlimTupleTableSlot
@@ -384,14 +385,9 @@ tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
 	if (tuple == NULL)
 	{
 		slot_getallattrs(slot);
-#if PG_VERSION_NUM >= 180000
-		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
-									   slot->tts_values, slot->tts_isnull,
-									   extra);
-#else
-		return heap_form_minimal_tuple(slot->tts_tupleDescriptor,
-									   slot->tts_values, slot->tts_isnull);
-#endif
+		return slim_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
+											slot->tts_values,
+											slot->tts_isnull, extra);
 	}
 	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor, extra);
 }

@@ -29,6 +29,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/expandeddatum.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 
 /*
@@ -299,12 +300,13 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	tuple->t_tableOid = InvalidOid;
 
 	/*
-	 * heap_tuple_set_datum() fills in the composite-datum fields and reads
-	 * natts from the header, so natts goes first.
+	 * slim_tuple_set_datum() fills in the composite-datum fields (length,
+	 * type, typmod and, on 15.20 and later 15.x, the version of a versioned
+	 * row type) and may read natts from the header, so natts goes first.
 	 */
 	HeapTupleHeaderSetNatts(td, stored_natts);
 	td->t_hoff = hoff;
-	heap_tuple_set_datum(td, tupdesc, hoff + data_len);
+	slim_tuple_set_datum(td, tupdesc, hoff + data_len);
 
 	td->t_infomask &= ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
 	if (hasnull)
@@ -458,9 +460,9 @@ slim_reshape_tuple(HeapTuple source, int natts, TupleDesc tupdesc)
 	/* what comes before t_infomask2 is copied as heap_copytuple() does */
 	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
 	slim_reshape_into(src, data_len, natts, hasnull, hoff, td);
-#ifdef HEAP_IS_DATUM
+#ifdef SLIM_HAVE_HEAP_TUPLE_SET_DATUM
 	if (HeapTupleHeaderIsDatum(src))
-		heap_tuple_set_datum(td, tupdesc, tuple->t_len);
+		slim_tuple_set_datum(td, tupdesc, tuple->t_len);
 #endif
 	return tuple;
 }
@@ -535,11 +537,7 @@ slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc, Size extra)
 	MinimalTuple result;
 
 	if (HeapTupleHeaderGetNatts(src) >= desc_natts)
-#if PG_VERSION_NUM >= 180000
-		return minimal_tuple_from_heap_tuple(source, extra);
-#else
-		return minimal_tuple_from_heap_tuple(source);
-#endif
+		return slim_minimal_tuple_from_heap_tuple(source, extra);
 
 	/* extra: zeroed room the caller keeps in front of the tuple (18+) */
 	hoff = slim_reshaped_hoff(src, desc_natts, &hasnull);

@@ -9,7 +9,7 @@
 # slimheap writes yet, is damaged too.
 #
 # The pages are edited in the relation's file while the server is stopped
-# (no data checksums, as initdb makes them by default here).
+# (no data checksums: SlimheapTest::no_checksums).
 
 use strict;
 use warnings;
@@ -17,9 +17,12 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SlimheapTest;
 
 my $node = PostgreSQL::Test::Cluster->new('corrupt');
-$node->init;
+$node->init(no_checksums($node));
 $node->append_conf(
 	'postgresql.conf', qq{
 shared_preload_libraries = 'slimheap'

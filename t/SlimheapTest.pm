@@ -12,8 +12,8 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use Exporter 'import';
 
-our @EXPORT = qw(slim_node wide_column_defs wide_natts_sql page_items_sql
-  stored_forms_check_sql diff_count_sql);
+our @EXPORT = qw(slim_node no_checksums wide_column_defs wide_natts_sql
+  page_items_sql stored_forms_check_sql diff_count_sql);
 
 # A node (not started) that preloads slimheap.  %params go to init().
 sub slim_node
@@ -29,6 +29,16 @@ shared_preload_libraries = 'slimheap'
 autovacuum = off
 });
 	return $node;
+}
+
+# init() parameters for a node whose pages a test damages on disk: no data
+# checksums, so that the damage reaches slimheap's code instead of failing
+# the checksum on read.  15's initdb makes none by default, 18's makes them
+# unless told --no-data-checksums (which 15's initdb does not know).
+sub no_checksums
+{
+	my ($node) = @_;
+	return $node->pg_version >= 18 ? (extra => ['--no-data-checksums']) : ();
 }
 
 # "c1 int4, c2 int4, ..., cN int4"

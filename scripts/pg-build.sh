@@ -1,0 +1,174 @@
+#!/bin/bash
+#
+# pg-build.sh: make sure a PostgreSQL server of the given major version,
+# built from source, is installed in the machine's cache, and print the path
+# of its pg_config (`make test PG=18` calls it; docs/infra.md).
+#
+#   scripts/pg-build.sh 18        -> /var/cache/slimheap/pg-18.6/bin/pg_config
+#
+# This is for machines that have no package of that major version (Debian 12
+# has none of PostgreSQL 18): a user with PostgreSQL 18 installed points
+# PG_CONFIG at its pg_config instead and never needs this script.
+#
+# The source is the release tarball of Debian's source package
+# postgresql-<major>, downloaded with apt-get source through a private apt
+# configuration under the cache (the system's apt sources are untouched).
+# The build goes into $SLIMHEAP_PG_CACHE/pg-<version> (default
+# /var/cache/slimheap/pg-18.6), outside any checkout.  A finished build
+# carries a stamp file and is reused as it is: no network, no compiler,
+# well under a second.  A build that was interrupted (no stamp) is removed
+# and done again.  SLIMHEAP_PG_REFRESH=1 asks apt for the newest source
+# version first (a newer minor release is then built beside the old one).
+#
+# What it builds: the server, client programs, the contrib modules the
+# tests use (amcheck pageinspect pgstattuple; SLIMHEAP_PG_CONTRIB), the
+# regression drivers for PGXS (pg_regress, pg_isolation_regress) and the
+# TAP test modules; configured --with-llvm (Debian 12's llvm-14/clang-14,
+# so the JIT part of the suite runs), --enable-tap-tests, --with-icu,
+# --enable-debug (symbols only; no assertions, like a packaged server).
+# It installs the Debian build dependencies that are missing, builds with
+# make -j2 (SLIMHEAP_PG_JOBS), and takes roughly 10-15 minutes on 2 cores.
+#
+# Only progress messages go to stderr; the only line on stdout is the path
+# of pg_config.  Concurrent calls are serialized by a lock in the cache.
+#
+set -euo pipefail
+
+# The whole script is one block, read before it runs: editing the file
+# during a build of a quarter of an hour cannot change what the build does.
+{
+
+MAJOR=${1:?usage: pg-build.sh <major version, e.g. 18>}
+[[ $MAJOR =~ ^[0-9]+$ ]] || { echo "pg-build: bad major version '$MAJOR'" >&2; exit 2; }
+CACHE=${SLIMHEAP_PG_CACHE:-/var/cache/slimheap}
+JOBS=${SLIMHEAP_PG_JOBS:-2}
+PKG=postgresql-$MAJOR
+STAMP=.slimheap-build-complete
+LLVM_VERSION=14
+# the contrib modules the tests and the benchmark use
+CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pgstattuple"}
+
+say() { echo "pg-build: $*" >&2; }
+
+# The newest finished build of this major version in the cache, or nothing.
+cached_prefix()
+{
+	local d best=
+	for d in "$CACHE"/pg-"$MAJOR".*; do
+		[ -f "$d/$STAMP" ] && [ -x "$d/bin/pg_config" ] || continue
+		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$best" "$d" | sort -V | tail -1)" = "$d" ]; then
+			best=$d
+		fi
+	done
+	[ -n "$best" ] && echo "$best"
+	return 0
+}
+
+if [ "${SLIMHEAP_PG_REFRESH:-0}" != 1 ]; then
+	prefix=$(cached_prefix)
+	if [ -n "$prefix" ]; then
+		say "using the cached build in $prefix"
+		echo "$prefix/bin/pg_config"
+		exit 0
+	fi
+fi
+
+[ "$(id -u)" = 0 ] || { say "must run as root to build into $CACHE"; exit 1; }
+mkdir -p "$CACHE"
+exec 9>"$CACHE/pg-build-$MAJOR.lock"
+say "waiting for the build lock $CACHE/pg-build-$MAJOR.lock"
+flock 9
+# someone else may have finished the build while we waited
+if [ "${SLIMHEAP_PG_REFRESH:-0}" != 1 ]; then
+	prefix=$(cached_prefix)
+	if [ -n "$prefix" ]; then
+		say "using the cached build in $prefix"
+		echo "$prefix/bin/pg_config"
+		exit 0
+	fi
+fi
+
+# Build dependencies, in one apt-get call when any is missing.
+DEPS=(bison flex gcc make perl libreadline-dev zlib1g-dev libicu-dev
+	pkg-config libipc-run-perl "llvm-$LLVM_VERSION-dev" "clang-$LLVM_VERSION")
+missing=()
+for p in "${DEPS[@]}"; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
+		missing+=("$p")
+done
+if [ ${#missing[@]} != 0 ]; then
+	say "installing build dependencies: ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2
+	apt-get -o DPkg::Lock::Timeout=600 -q install -y "${missing[@]}" </dev/null >&2
+fi
+
+# The source: Debian's source package, through a private apt configuration.
+A=$CACHE/apt
+mkdir -p "$A/etc" "$A/lists/partial" "$A/cache/archives/partial" "$A/src"
+cat >"$A/etc/sources.list" <<SRC
+deb-src http://deb.debian.org/debian bookworm main
+deb-src http://deb.debian.org/debian-security bookworm-security main
+deb-src http://deb.debian.org/debian trixie main
+deb-src http://deb.debian.org/debian sid main
+SRC
+APT=(-o "Dir::Etc::SourceList=$A/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
+	-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -q)
+say "fetching the source of $PKG from Debian's archive"
+apt-get "${APT[@]}" update </dev/null >&2
+ok=
+# the newest version is not always downloadable: fall back to older ones
+for v in "" $(apt-cache "${APT[@]}" showsrc "$PKG" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -Vr); do
+	if (cd "$A/src" && apt-get "${APT[@]}" source --download-only "$PKG${v:+=$v}" </dev/null >&2); then
+		ok=1
+		break
+	fi
+done
+[ -n "$ok" ] || { say "no source of $PKG could be downloaded"; exit 1; }
+tarball=$(ls -t "$A/src/${PKG}_"*.orig.tar.* | head -1)
+# postgresql-18_18.6.orig.tar.bz2 -> 18.6
+VERSION=$(basename "$tarball" | sed -E "s/^${PKG}_([0-9][0-9.]*)\.orig\.tar\..*/\1/")
+[[ $VERSION =~ ^$MAJOR\.[0-9]+$ ]] || { say "cannot tell the version of $tarball"; exit 1; }
+PREFIX=$CACHE/pg-$VERSION
+if [ -f "$PREFIX/$STAMP" ] && [ -x "$PREFIX/bin/pg_config" ]; then
+	say "PostgreSQL $VERSION is already built in $PREFIX"
+	echo "$PREFIX/bin/pg_config"
+	exit 0
+fi
+
+say "building PostgreSQL $VERSION into $PREFIX (make -j$JOBS; this takes minutes)"
+rm -rf "$PREFIX"
+BUILD=$CACHE/build-$VERSION
+rm -rf "$BUILD"
+mkdir -p "$BUILD"
+tar -xf "$tarball" -C "$BUILD" --strip-components=1
+LOG=$CACHE/build-$VERSION.log
+: >"$LOG"
+step()
+{
+	say "  $*"
+	"$@" >>"$LOG" 2>&1 || { tail -n 40 "$LOG" >&2; say "failed: $* (log: $LOG)"; exit 1; }
+}
+cd "$BUILD"
+step ./configure --prefix="$PREFIX" --enable-debug --enable-tap-tests \
+	--with-llvm LLVM_CONFIG="/usr/bin/llvm-config-$LLVM_VERSION" \
+	CLANG="/usr/bin/clang-$LLVM_VERSION" --with-icu
+step make -j"$JOBS"
+for m in $CONTRIB; do
+	step make -C "contrib/$m" -j"$JOBS"
+done
+step make install
+for m in $CONTRIB; do
+	step make -C "contrib/$m" install
+done
+# the drivers PGXS's installcheck uses (the main install has pg_regress)
+step make -C src/test/isolation -j"$JOBS"
+step make -C src/test/isolation install
+"$PREFIX/bin/pg_config" --version >&2
+touch "$PREFIX/$STAMP"
+cd /
+rm -rf "$BUILD"
+say "done: $PREFIX"
+echo "$PREFIX/bin/pg_config"
+exit 0
+}
