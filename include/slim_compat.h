@@ -26,6 +26,7 @@
 #define SLIM_COMPAT_H
 
 #include "access/genam.h"
+#include "access/hio.h"
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
 
@@ -78,6 +79,27 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 	(AssertMacro((extra) == 0), minimal_tuple_from_heap_tuple(tuple))
 #define slim_heap_form_minimal_tuple(tupdesc, values, isnull, extra) \
 	(AssertMacro((extra) == 0), heap_form_minimal_tuple((tupdesc), (values), (isnull)))
+#endif
+
+/*
+ * Extend a relation by what a load needs, not more.  From 16 on, heap
+ * extends a relation in bulk for a load with a bulk-insert state (COPY,
+ * CREATE TABLE AS): each extension at least as large as all earlier ones of
+ * the load together, up to 64 pages, so a load ends with up to 63 pages
+ * extended and never used (issue 16, docs/versions.md).  slimheap's files
+ * are smaller, so that tail weighs more on them; forgetting what the load
+ * extended so far makes each extension what the rows at hand need (more
+ * waiters on the extension lock still make it larger).  15 extends a page
+ * at a time.
+ */
+#if PG_VERSION_NUM >= 160000
+#define slim_extend_as_needed(bistate) \
+	do { \
+		if ((bistate) != NULL) \
+			(bistate)->already_extended_by = 0; \
+	} while (0)
+#else
+#define slim_extend_as_needed(bistate)	((void) (bistate))
 #endif
 
 /*

@@ -20,6 +20,7 @@
 #include "access/tableam.h"
 #include "executor/tuptable.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 
 /*
@@ -62,6 +63,7 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 		options |= HEAP_INSERT_SPECULATIVE;
 	}
 
+	slim_extend_as_needed(bistate);
 	heap_insert(rel, tuple, cid, options, bistate);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
@@ -113,6 +115,7 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 							 info->min_natts);
 		slim_slot_lend_stored(slots[i], true);
 	}
+	slim_extend_as_needed(bistate);
 	heap_multi_insert(rel, slots, ntuples, cid, options, bistate);
 	for (i = 0; i < ntuples; i++)
 		slim_slot_lend_stored(slots[i], false);

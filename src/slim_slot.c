@@ -312,6 +312,8 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 
 	slim_slot_store_owned(dst, tuple, slim_slot_mode(dstslot),
 						  dst->floor_natts);
+	/* as heap's slots do: the copy of a stored row knows where it is */
+	dstslot->tts_tid = tuple->t_self;
 }
 
 /*
