@@ -79,8 +79,6 @@ extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
 	 (slot)->tts_ops == &TTSOpsSlimFull)
 
 extern const TupleTableSlotOps *slim_slot_ops(SlimNullBitmap mode);
-extern TupleTableSlot *slim_slot_reader(TupleTableSlot *slot);
-extern void slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader);
 extern HeapTuple slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode,
 							   int min_natts);
 extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);

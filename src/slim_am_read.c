@@ -25,6 +25,7 @@
 #include "executor/tuptable.h"
 #include "utils/inval.h"
 
+#include "slim_slot.h"
 #include "slimheap.h"
 
 static const TableAmRoutine *heap_routine;

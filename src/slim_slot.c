@@ -30,28 +30,10 @@
 #include "storage/bufmgr.h"
 
 #include "slim_compat.h"
+#include "slim_slot.h"
 #include "slimheap.h"
 
-typedef struct SlimTupleTableSlot
-{
-	/* first, so that heap code casting the slot finds tuple and buffer */
-	BufferHeapTupleTableSlot base;
-	BufferHeapTupleTableSlot reader_data;	/* the reader, see tts_slim_init */
-	TupleTableSlot *reader;		/* &reader_data: filled by heap, deforms */
-	int			floor_natts;	/* slim_missing_natts() of the descriptor */
-	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
-	bool		lend_stored;	/* get_heap_tuple lends the stored form */
 
-	/*
-	 * The form the owned tuple was given: mode and floor (min_natts), or
-	 * formed_floor -1 when unknown (a copy of a stored row).  Lets the
-	 * write path skip a second look at a row formed for it.
-	 */
-	SlimNullBitmap formed_mode;
-	int			formed_floor;
-} SlimTupleTableSlot;
-
-#define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
 
 static inline SlimNullBitmap
 slim_slot_mode(TupleTableSlot *slot)
@@ -444,27 +426,14 @@ slim_slot_ops(SlimNullBitmap mode)
 }
 
 /*
- * The slot heap's read callbacks are to fill: a slimheap slot's reader, or
- * any other slot itself.
- */
-TupleTableSlot *
-slim_slot_reader(TupleTableSlot *slot)
-{
-	return TTS_IS_SLIMHEAP(slot) ? ((SlimTupleTableSlot *) slot)->reader : slot;
-}
-
-/*
- * After a heap callback had the reader: show what it holds now.  Costs a
- * few stores per row; the buffer pin stays with the reader.
+ * The slow part of slim_slot_sync() (slim_slot.h): the slot owned a tuple
+ * or handed out a copy, or the reader is empty.
  */
 void
-slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
+slim_slot_sync_slow(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
 {
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleTableSlot *slot = &sslot->base.base.base;
 	HeapTuple	shown = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
-
-	if (slot == reader)
-		return;
 
 	if (TTS_EMPTY(reader))
 	{
@@ -478,12 +447,7 @@ slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
 		return;
 
 	slim_slot_drop_tuple(sslot);
-	SLIM_TUPLE(sslot) = shown;
-	sslot->base.buffer = ((BufferHeapTupleTableSlot *) reader)->buffer;
-	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	slot->tts_nvalid = reader->tts_nvalid;
-	slot->tts_tid = reader->tts_tid;
-	slot->tts_tableOid = reader->tts_tableOid;
+	slim_slot_show_reader(sslot, reader);
 }
 
 /*
