@@ -24,6 +24,7 @@
 # stderr.  Must run as root when it has to build or install.
 #
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/apt-deps.sh"
 
 say() { echo "citus-build: $*" >&2; }
 
@@ -64,17 +65,7 @@ fi
 
 # Citus's build dependencies from Debian, in one apt-get call
 DEPS=(liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev gcc make)
-missing=()
-for p in "${DEPS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing build dependencies: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2
-	apt-get -o DPkg::Lock::Timeout=600 -q install -y "${missing[@]}" </dev/null >&2
-fi
+install_missing "${DEPS[@]}"
 
 BUILD=$(mktemp -d /tmp/slimheap-citus-build.XXXXXX)
 trap 'rm -rf "$BUILD"' EXIT

@@ -33,6 +33,7 @@
 # of pg_config.  Concurrent calls are serialized by a lock in the cache.
 #
 set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/apt-deps.sh"
 
 # The whole script is one block, read before it runs: editing the file
 # during a build of a quarter of an hour cannot change what the build does.
@@ -64,14 +65,20 @@ cached_prefix()
 	return 0
 }
 
-if [ "${SLIMHEAP_PG_REFRESH:-0}" != 1 ]; then
+# use_cached: print the cached build's pg_config and exit, if there is one
+# (and no rebuild was asked for)
+use_cached()
+{
+	local prefix
+	[ "${SLIMHEAP_PG_REFRESH:-0}" != 1 ] || return 0
 	prefix=$(cached_prefix)
-	if [ -n "$prefix" ]; then
-		say "using the cached build in $prefix"
-		echo "$prefix/bin/pg_config"
-		exit 0
-	fi
-fi
+	[ -n "$prefix" ] || return 0
+	say "using the cached build in $prefix"
+	echo "$prefix/bin/pg_config"
+	exit 0
+}
+
+use_cached
 
 [ "$(id -u)" = 0 ] || { say "must run as root to build into $CACHE"; exit 1; }
 mkdir -p "$CACHE"
@@ -79,29 +86,12 @@ exec 9>"$CACHE/pg-build-$MAJOR.lock"
 say "waiting for the build lock $CACHE/pg-build-$MAJOR.lock"
 flock 9
 # someone else may have finished the build while we waited
-if [ "${SLIMHEAP_PG_REFRESH:-0}" != 1 ]; then
-	prefix=$(cached_prefix)
-	if [ -n "$prefix" ]; then
-		say "using the cached build in $prefix"
-		echo "$prefix/bin/pg_config"
-		exit 0
-	fi
-fi
+use_cached
 
 # Build dependencies, in one apt-get call when any is missing.
 DEPS=(bison flex gcc make perl libreadline-dev zlib1g-dev libicu-dev
 	pkg-config libipc-run-perl "llvm-$LLVM_VERSION-dev" "clang-$LLVM_VERSION")
-missing=()
-for p in "${DEPS[@]}"; do
-	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' ||
-		missing+=("$p")
-done
-if [ ${#missing[@]} != 0 ]; then
-	say "installing build dependencies: ${missing[*]}"
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2
-	apt-get -o DPkg::Lock::Timeout=600 -q install -y "${missing[@]}" </dev/null >&2
-fi
+install_missing "${DEPS[@]}"
 
 # The source: Debian's source package, through a private apt configuration.
 A=$CACHE/apt
