@@ -1,0 +1,441 @@
+--
+-- The stored form of compress rows (docs/format.md), read with
+-- pageinspect.  Each table has three twins: _h (heap), _t (slimheap,
+-- truncate) and _c (slimheap, compress), loaded with the same rows.
+--
+-- For tables of int4 columns the file computes, from the rules of
+-- docs/format.md alone, which rows must get a tail (C4: the tail form is
+-- shorter than the truncate form once both are MAXALIGNed), how long each
+-- row is, and which encoding of the NULL map is the smallest; the stored
+-- rows must match exactly.  Independently of that model: a compress row
+-- without the tail marker is byte for byte its truncate twin, one with the
+-- marker is shorter, and its natts is the prefix floor (C1).
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+RESET client_min_messages;
+
+CREATE SCHEMA cz_store;
+SET search_path = cz_store, public;
+
+-- items(rel): the stored form of every visible row of rel, by id
+CREATE FUNCTION items(rel regclass)
+RETURNS TABLE (id int, lp_len int, hoff int, natts int, tail bool, bits text,
+			   data bytea)
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT t.id, p.lp_len::int, p.t_hoff::int, p.t_infomask2 & 2047,'
+		' (p.t_infomask2 & 2048) <> 0, p.t_bits, p.t_data'
+		' FROM %1$s t JOIN (SELECT format(''(%%s,%%s)'', b, i.lp)::tid AS tid, i.*'
+		'   FROM generate_series(0::bigint, pg_relation_size(%2$L) / 8192 - 1) b,'
+		'   LATERAL heap_page_items(get_raw_page(%2$L, b)) i WHERE i.lp_flags = 1) p'
+		' ON p.tid = t.ctid', rel, rel::text);
+END
+$$;
+
+-- diff(a, b): rows of tables a and b that are not in the other
+CREATE FUNCTION diff(a regclass, b regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM ((TABLE %1$s EXCEPT ALL TABLE %2$s)'
+				   ' UNION ALL (TABLE %2$s EXCEPT ALL TABLE %1$s)) d', a, b)
+	INTO n;
+	RETURN n;
+END
+$$;
+
+-- triplet(base, ncols, extra): base_h, base_t, base_c with id int primary
+-- key and c1 .. c<ncols> int4; extra is added to the WITH of base_c
+CREATE FUNCTION triplet(base text, ncols int, extra text DEFAULT '') RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	cols text := (SELECT string_agg(format('c%s int4', i), ', ' ORDER BY i)
+				  FROM generate_series(1, ncols) i);
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING heap', base || '_h', cols);
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = truncate)', base || '_t', cols);
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress%s)', base || '_c', cols, extra);
+END
+$$;
+
+-- all3(stmt, base): stmt with @T standing for each of the three twins
+CREATE FUNCTION all3(stmt text, base text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	s text;
+BEGIN
+	FOREACH s IN ARRAY ARRAY['_h', '_t', '_c'] LOOP
+		EXECUTE replace(stmt, '@T', base || s);
+	END LOOP;
+END
+$$;
+
+--
+-- The model of docs/format.md for rows of int4 attributes: nn[i] says
+-- attribute i is not NULL, k is the prefix floor.  Lengths are t_len
+-- (lp_len): t_hoff plus the data, not MAXALIGNed.
+--
+CREATE FUNCTION varint_len(v int) RETURNS int IMMUTABLE LANGUAGE sql AS $$
+	SELECT CASE WHEN v < 128 THEN 1 ELSE 2 END
+$$;
+CREATE FUNCTION maxalign(v int) RETURNS int IMMUTABLE LANGUAGE sql AS $$
+	SELECT (v + 7) / 8 * 8
+$$;
+CREATE FUNCTION model(nn bool[], k int, OUT trunc_len int, OUT tail_len int,
+					  OUT tail bool, OUT encoding int, OUT prefix_bytes int)
+IMMUTABLE LANGUAGE plpgsql AS $$
+DECLARE
+	n int := array_length(nn, 1);
+	t int := 0;				-- the last non-NULL attribute
+	cnt int := 0;
+	hasnull bool := false;
+	pcnt int := 0;			-- non-NULL attributes of the prefix 1..k
+	phasnull bool := false;
+	tcnt int := 0;			-- non-NULL attributes of the tail
+	m int;
+	runs int := 0;
+	gaps int := 0;
+	bitmap int;
+	run_null bool := true;
+	run_len int := 0;
+	gap int := 0;
+	off int;
+BEGIN
+	FOR i IN 1 .. n LOOP
+		IF nn[i] THEN t := i; END IF;
+	END LOOP;
+	FOR i IN 1 .. t LOOP
+		IF nn[i] THEN cnt := cnt + 1; ELSE hasnull := true; END IF;
+	END LOOP;
+	-- truncate: natts t, a t-bit bitmap when one of 1..t is NULL
+	trunc_len := maxalign(23 + CASE WHEN hasnull THEN (t + 7) / 8 ELSE 0 END) + 4 * cnt;
+	tail := false;
+	IF t <= k THEN
+		RETURN;
+	END IF;
+	FOR i IN 1 .. k LOOP
+		IF nn[i] THEN pcnt := pcnt + 1; ELSE phasnull := true; END IF;
+	END LOOP;
+	m := t - k;
+	prefix_bytes := 4 * pcnt;	-- where the tail header starts
+	FOR i IN k + 1 .. t LOOP
+		-- RUNS: a NULL run (maybe empty), a non-NULL run, ...
+		IF (NOT nn[i]) = run_null THEN
+			run_len := run_len + 1;
+		ELSE
+			runs := runs + varint_len(run_len);
+			run_null := NOT run_null;
+			run_len := 1;
+		END IF;
+		-- GAPS: the NULLs before each non-NULL attribute
+		IF nn[i] THEN
+			gaps := gaps + varint_len(gap);
+			gap := 0;
+			tcnt := tcnt + 1;
+		ELSE
+			gap := gap + 1;
+		END IF;
+	END LOOP;
+	runs := runs + varint_len(run_len);
+	bitmap := (m + 7) / 8;
+	encoding := CASE WHEN runs <= gaps AND runs <= bitmap THEN 1
+					 WHEN gaps <= bitmap THEN 2 ELSE 3 END;
+	-- prefix data, encoding byte, varint M, the map, int4-aligned values
+	off := 4 * pcnt + 1 + varint_len(m) + least(runs, gaps, bitmap);
+	off := (off + 3) / 4 * 4 + 4 * tcnt;
+	tail_len := maxalign(23 + CASE WHEN phasnull THEN (k + 7) / 8 ELSE 0 END) + off;
+	tail := maxalign(tail_len) < maxalign(trunc_len);
+END
+$$;
+
+-- check_rows(base, k): every visible row of base_c against the model with
+-- prefix floor k, and against its truncate twin base_t: how many rows,
+-- how many with a tail, and the rows that break a rule (all 0)
+CREATE FUNCTION check_rows(base text, k int, OUT rows bigint, OUT tail_rows bigint,
+						   OUT marker_wrong bigint, OUT len_wrong bigint,
+						   OUT natts_wrong bigint, OUT encoding_wrong bigint,
+						   OUT not_as_truncate bigint, OUT not_shorter bigint,
+						   OUT longer_than_heap bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format($q$
+		WITH m AS MATERIALIZED (
+			SELECT t.id, (model(nn.a, %2$s)).*
+			FROM %1$I t,
+			LATERAL (SELECT array_agg(json_typeof(e.v) <> 'null' ORDER BY e.n) AS a
+					 FROM json_each(row_to_json(t)) WITH ORDINALITY AS e(k, v, n)) nn),
+		c AS MATERIALIZED (SELECT * FROM items(%1$L)),
+		tr AS MATERIALIZED (SELECT * FROM items(%3$L)),
+		h AS MATERIALIZED (SELECT * FROM items(%4$L))
+		SELECT count(*), count(*) FILTER (WHERE c.tail),
+			   count(*) FILTER (WHERE c.tail <> m.tail),
+			   count(*) FILTER (WHERE c.lp_len <> CASE WHEN m.tail THEN m.tail_len ELSE m.trunc_len END),
+			   count(*) FILTER (WHERE c.tail AND c.natts <> %2$s),
+			   count(*) FILTER (WHERE c.tail AND m.tail AND
+					get_byte(c.data, m.prefix_bytes) <> m.encoding),
+			   count(*) FILTER (WHERE NOT c.tail AND
+					(c.lp_len, c.hoff, c.natts, c.bits, c.data) IS DISTINCT FROM
+					(tr.lp_len, tr.hoff, tr.natts, tr.bits, tr.data)),
+			   count(*) FILTER (WHERE c.tail AND maxalign(c.lp_len) >= maxalign(tr.lp_len)),
+			   count(*) FILTER (WHERE maxalign(c.lp_len) > maxalign(h.lp_len))
+		FROM m JOIN c USING (id) JOIN tr USING (id) JOIN h USING (id)$q$,
+		base || '_c', k, base || '_t', base || '_h')
+	INTO rows, tail_rows, marker_wrong, len_wrong, natts_wrong, encoding_wrong,
+		 not_as_truncate, not_shorter, longer_than_heap;
+END
+$$;
+
+-- m_select(ncols, lo, hi): rows of int4 values in ten shapes, by g % 10:
+-- dense; all NULL; leading values only; one value; scattered values;
+-- one contiguous group; every other column; five leading values and one
+-- far one; c1 and one far value; two groups
+CREATE FUNCTION m_select(ncols int, lo int, hi int) RETURNS text LANGUAGE sql AS $$
+	SELECT 'SELECT g, ' || string_agg(format(
+		'CASE WHEN CASE g %% 10'
+		' WHEN 0 THEN true WHEN 1 THEN false'
+		' WHEN 2 THEN %1$s <= g %% 50'
+		' WHEN 3 THEN %1$s = g %% %2$s + 1'
+		' WHEN 4 THEN (g * 7 + %1$s * 13) %% 37 = 0'
+		' WHEN 5 THEN %1$s BETWEEN g %% (%2$s - 30) + 1 AND g %% (%2$s - 30) + 10 + g %% 11'
+		' WHEN 6 THEN %1$s %% 2 = g %% 2 AND %1$s <= %2$s / 3 + g %% (%2$s / 2)'
+		' WHEN 7 THEN %1$s <= 5 OR %1$s = %2$s - 5 - g %% 50'
+		' WHEN 8 THEN %1$s = 1 OR %1$s = %2$s / 2 + g %% 7'
+		' ELSE %1$s BETWEEN 20 AND 30 OR %1$s BETWEEN %2$s - 40 AND %2$s - 30 + g %% 30 END'
+		' THEN g * 1000 + %1$s END', i, ncols), ', ' ORDER BY i)
+		|| format(' FROM generate_series(%s, %s) g', lo, hi)
+	FROM generate_series(1, ncols) i
+$$;
+
+--
+-- A few rows by hand (100 columns, the prefix is id alone): which get a
+-- tail and why.
+--
+SELECT triplet('hp', 100);
+SELECT all3($$INSERT INTO @T (id) VALUES (1)$$, 'hp');	-- all NULL
+SELECT all3('INSERT INTO @T SELECT 2, ' ||
+	(SELECT string_agg(i::text, ', ') FROM generate_series(1, 100) i), 'hp');	-- dense
+SELECT all3('INSERT INTO @T (id, ' ||
+	(SELECT string_agg('c' || i, ', ') FROM generate_series(1, 50) i) || ') SELECT 3, ' ||
+	(SELECT string_agg(i::text, ', ') FROM generate_series(1, 50) i), 'hp');	-- leading
+SELECT all3('INSERT INTO @T (id, c100) VALUES (4, 100)', 'hp');
+SELECT all3('INSERT INTO @T (id, c3, c97) VALUES (5, 3, 97)', 'hp');
+SELECT all3('INSERT INTO @T SELECT 6, ' ||
+	(SELECT string_agg(CASE WHEN i = 99 THEN 'NULL' ELSE i::text END, ', ')
+	 FROM generate_series(1, 100) i), 'hp');	-- dense but for c99
+SELECT all3('INSERT INTO @T (id, c1, c3) VALUES (7, 1, 3)', 'hp');
+SELECT all3('INSERT INTO @T (id, c1, c2, c60) VALUES (8, 1, 2, 60)', 'hp');
+SELECT c.id, CASE c.id WHEN 1 THEN 'all NULL' WHEN 2 THEN 'dense'
+		WHEN 3 THEN 'c1..c50, trailing NULLs' WHEN 4 THEN 'only c100'
+		WHEN 5 THEN 'c3 and c97' WHEN 6 THEN 'dense but for c99'
+		WHEN 7 THEN 'c1 and c3 (short)' WHEN 8 THEN 'c1, c2, c60' END AS shape,
+	   c.tail, c.natts, c.lp_len, t.lp_len AS truncate_lp_len, h.lp_len AS heap_lp_len,
+	   CASE WHEN c.tail THEN get_byte(c.data, 4) END AS encoding
+FROM items('hp_c') c JOIN items('hp_t') t USING (id) JOIN items('hp_h') h USING (id)
+ORDER BY c.id;
+SELECT * FROM check_rows('hp', 1);
+SELECT diff('hp_h', 'hp_c') AS heap_vs_compress, diff('hp_t', 'hp_c') AS truncate_vs_compress;
+
+--
+-- Generated rows, 300 columns (NULL maps and gaps beyond 127 take
+-- two-byte varints), and the prefix floors of C1: an index key, an
+-- expression index, a partial index's predicate, an INCLUDE column,
+-- slimheap.prefix_columns.
+--
+SELECT triplet('m', 299);
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 400), 'm');
+SELECT * FROM check_rows('m', 1);
+SELECT diff('m_h', 'm_c') AS heap_vs_compress;
+-- every encoding is used
+SELECT get_byte(data, 4) AS encoding, count(*) > 0 AS used
+FROM items('m_c') WHERE tail GROUP BY 1 ORDER BY 1;
+
+SELECT triplet('ix', 299);
+CREATE INDEX ON ix_c (c60);		-- attribute 61
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'ix');
+SELECT * FROM check_rows('ix', 61);
+
+SELECT triplet('ex', 299);
+CREATE INDEX ON ex_c ((c70 + 1));	-- attribute 71
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'ex');
+SELECT * FROM check_rows('ex', 71);
+
+SELECT triplet('pa', 299);
+CREATE INDEX ON pa_c (id) WHERE c80 IS NOT NULL;	-- attribute 81
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'pa');
+SELECT * FROM check_rows('pa', 81);
+
+SELECT triplet('inc', 299);
+CREATE UNIQUE INDEX ON inc_c (id) INCLUDE (c90);	-- attribute 91
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'inc');
+SELECT * FROM check_rows('inc', 91);
+
+SELECT triplet('pc', 299, ', slimheap.prefix_columns = 40');
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'pc');
+SELECT * FROM check_rows('pc', 40);
+-- a prefix_columns below an index's floor: the index wins
+SELECT triplet('pcx', 299, ', slimheap.prefix_columns = 10');
+CREATE INDEX ON pcx_c (c30);
+SELECT all3('INSERT INTO @T ' || m_select(299, 1, 200), 'pcx');
+SELECT * FROM check_rows('pcx', 31);
+
+-- REPLICA IDENTITY FULL: no row gets a tail
+SELECT triplet('ri', 120);
+ALTER TABLE ri_c REPLICA IDENTITY FULL;
+SELECT all3('INSERT INTO @T ' || m_select(120, 1, 200), 'ri');
+SELECT count(*) AS rows, count(*) FILTER (WHERE tail) AS tail_rows FROM items('ri_c');
+SELECT * FROM check_rows('ri', 121);
+-- back to the default identity: rows updated after it get tails again
+ALTER TABLE ri_c REPLICA IDENTITY DEFAULT;
+SELECT all3('UPDATE @T SET c3 = NULL', 'ri');
+SELECT * FROM check_rows('ri', 1);
+
+--
+-- Fast defaults: rows stored before ADD COLUMN ... DEFAULT keep their
+-- tails (and read the default); rows after it keep natts >= the column's
+-- attribute number, also when later columns are in their tail.
+--
+SELECT triplet('fd', 120);
+SELECT all3('INSERT INTO @T ' || m_select(120, 1, 100), 'fd');
+SELECT count(*) FILTER (WHERE tail) > 0 AS old_rows_have_tails FROM items('fd_c');
+SELECT all3('ALTER TABLE @T ADD COLUMN f int DEFAULT 5', 'fd');	-- attribute 122
+SELECT all3('ALTER TABLE @T ' ||
+	(SELECT string_agg(format('ADD COLUMN g%s int', i), ', ') FROM generate_series(1, 60) i), 'fd');
+SELECT all3('INSERT INTO @T (id, c5, g10, g50) SELECT g, g, g, g FROM generate_series(1001, 1020) g', 'fd');
+SELECT all3('INSERT INTO @T (id, c5, f, g60) SELECT g, g, NULL, g FROM generate_series(1021, 1030) g', 'fd');
+SELECT id BETWEEN 1021 AND 1030 AS f_null, tail, natts, count(*)
+FROM items('fd_c') WHERE id > 1000 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+SELECT count(*) FILTER (WHERE id > 1000 AND natts < 122) AS new_rows_below_the_floor,
+	   count(*) FILTER (WHERE id <= 100 AND tail) > 0 AS old_rows_keep_tails,
+	   count(*) FILTER (WHERE id > 1000 AND tail) > 0 AS new_rows_have_tails
+FROM items('fd_c');
+SELECT diff('fd_h', 'fd_c') AS heap_vs_compress;
+SELECT count(*) FILTER (WHERE f = 5) AS reads_default, count(*) FILTER (WHERE f IS NULL) AS reads_null
+FROM fd_c;
+
+--
+-- TOAST (C2): a 101-attribute row of id, c5 and a text of l incompressible
+-- bytes is, in heap's full form, 40 + 12 + l bytes: over
+-- TOAST_TUPLE_THRESHOLD (2032) from l = 1981.  Up to 1980 the tail form is
+-- shorter and used; from 1981 the row is stored as heap would store it.
+--
+DO $$
+DECLARE
+	cols text := (SELECT string_agg(format('c%s int', i), ', ' ORDER BY i)
+				  FROM generate_series(1, 98) i);
+BEGIN
+	EXECUTE format('CREATE TABLE tb_h (id int PRIMARY KEY, %s, t text, c99 int) USING heap', cols);
+	EXECUTE format('CREATE TABLE tb_c (id int PRIMARY KEY, %s, t text, c99 int) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress)', cols);
+END
+$$;
+CREATE FUNCTION tb_select() RETURNS TABLE (id int, c5 int, t text) LANGUAGE sql AS $$
+	SELECT l, l, left((SELECT string_agg(md5(l::text || '/' || i), '')
+					   FROM generate_series(1, 70) i), l)
+	FROM generate_series(1970, 1992) l
+$$;
+INSERT INTO tb_h (id, c5, t) SELECT * FROM tb_select();
+INSERT INTO tb_c (id, c5, t) SELECT * FROM tb_select();
+SELECT count(*) AS rows,
+	   count(*) FILTER (WHERE c.tail <> (c.id <= 1980)) AS tail_not_as_c2_says,
+	   min(c.id) FILTER (WHERE NOT c.tail) AS first_without_tail,
+	   max(c.id) FILTER (WHERE c.tail) AS last_with_tail
+FROM items('tb_c') c;
+SELECT diff('tb_h', 'tb_c') AS heap_vs_compress;
+
+--
+-- CREATE INDEX on a column in the tail of a stored row is an error; after
+-- slimheap.prefix_columns moves it into the prefix and VACUUM FULL
+-- re-forms the rows, the index is built and finds the heap twin's rows.
+--
+SELECT triplet('gi', 120);
+SELECT all3('INSERT INTO @T ' || m_select(120, 1, 300), 'gi');
+SELECT count(*) FILTER (WHERE i.tail AND g.c50 IS NOT NULL) > 0 AS c50_in_some_tail
+FROM items('gi_c') i JOIN gi_c g USING (id);
+CREATE INDEX gi_c50 ON gi_c (c50);
+CREATE INDEX gi_c50_expr ON gi_c ((c50 * 2));
+CREATE INDEX gi_id_pred ON gi_c (id) WHERE c50 IS NOT NULL;
+-- the failed builds changed nothing: no new index, rows still read back
+SELECT count(*) AS indexes FROM pg_index WHERE indrelid = 'gi_c'::regclass;
+SELECT diff('gi_h', 'gi_c') AS heap_vs_compress;
+ALTER TABLE gi_c SET (slimheap.prefix_columns = 51);
+VACUUM FULL gi_c;
+SELECT count(*) FILTER (WHERE tail AND natts <> 51) AS tail_rows_not_at_51,
+	   count(*) FILTER (WHERE tail) > 0 AS has_tails
+FROM items('gi_c');
+CREATE INDEX gi_c50 ON gi_c (c50);
+CREATE INDEX gi_h50 ON gi_h (c50);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM gi_c WHERE c50 BETWEEN 100000 AND 200000;
+SELECT count(*) AS rows_differ
+FROM ((SELECT * FROM gi_c WHERE c50 BETWEEN 1000 AND 300000
+	   EXCEPT ALL SELECT * FROM gi_h WHERE c50 BETWEEN 1000 AND 300000)
+	  UNION ALL
+	  (SELECT * FROM gi_h WHERE c50 BETWEEN 1000 AND 300000
+	   EXCEPT ALL SELECT * FROM gi_c WHERE c50 BETWEEN 1000 AND 300000)) d;
+SELECT count(*) AS rows_found FROM gi_c WHERE c50 BETWEEN 1000 AND 300000;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+-- new rows keep c50 in the prefix
+INSERT INTO gi_c (id, c50, c110) VALUES (5001, 50, 110), (5002, NULL, 110);
+INSERT INTO gi_h (id, c50, c110) VALUES (5001, 50, 110), (5002, NULL, 110);
+SELECT id, tail, natts FROM items('gi_c') WHERE id > 5000 ORDER BY id;
+
+--
+-- Mode changes never lose data: compress -> truncate -> full -> compress
+-- with ALTER TABLE SET, and a rewrite after each (VACUUM FULL, CLUSTER,
+-- ALTER COLUMN TYPE); after every step the rows are the heap twin's and
+-- stored in the form of the current mode.
+--
+SELECT triplet('mc', 120);
+SELECT all3('INSERT INTO @T ' || m_select(120, 1, 300), 'mc');
+SELECT all3('UPDATE @T SET c77 = id WHERE id % 3 = 0', 'mc');
+SELECT all3('DELETE FROM @T WHERE id % 7 = 0', 'mc');
+CREATE FUNCTION mode_state(OUT mode text, OUT rows_differ bigint, OUT tail_rows bigint,
+						   OUT full_form_rows bigint, OUT rows bigint)
+LANGUAGE sql AS $$
+	SELECT (SELECT option_value FROM pg_options_to_table(
+				(SELECT reloptions FROM pg_class WHERE oid = 'mc_c'::regclass))
+			WHERE option_name = 'slimheap.null_bitmap'),
+		   diff('mc_h', 'mc_c'),
+		   count(*) FILTER (WHERE tail),
+		   count(*) FILTER (WHERE natts = 121),
+		   count(*)
+	FROM items('mc_c')
+$$;
+SELECT * FROM mode_state();
+ALTER TABLE mc_c SET (slimheap.null_bitmap = truncate);
+SELECT * FROM mode_state();
+VACUUM FULL mc_c;
+SELECT * FROM mode_state();
+-- after the rewrite the rows are exactly the truncate twin's
+SELECT count(*) AS not_as_truncate
+FROM items('mc_c') c JOIN items('mc_t') t USING (id)
+WHERE (c.lp_len, c.hoff, c.natts, c.bits, c.data) IS DISTINCT FROM
+	  (t.lp_len, t.hoff, t.natts, t.bits, t.data);
+ALTER TABLE mc_c SET (slimheap.null_bitmap = full);
+CLUSTER mc_c USING mc_c_pkey;
+SELECT * FROM mode_state();
+ALTER TABLE mc_c SET (slimheap.null_bitmap = compress);
+ALTER TABLE mc_c ALTER COLUMN c100 TYPE int8;
+ALTER TABLE mc_h ALTER COLUMN c100 TYPE int8;
+SELECT * FROM mode_state();
+ALTER TABLE mc_c ALTER COLUMN c100 TYPE int4;
+ALTER TABLE mc_h ALTER COLUMN c100 TYPE int4;
+SELECT * FROM check_rows('mc', 1);
+CLUSTER mc_c USING mc_c_pkey;
+SELECT * FROM check_rows('mc', 1);
+-- compress with a larger prefix, re-formed by VACUUM FULL
+ALTER TABLE mc_c SET (slimheap.prefix_columns = 60);
+VACUUM FULL mc_c;
+SELECT * FROM check_rows('mc', 60);
+ALTER TABLE mc_c RESET (slimheap.prefix_columns);
+VACUUM FULL mc_c;
+SELECT * FROM check_rows('mc', 1);
+
+RESET search_path;
+DROP SCHEMA cz_store CASCADE;
