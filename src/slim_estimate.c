@@ -233,7 +233,8 @@ slim_estimate_row(SlimEstimate *est, TupleTableSlot *slot)
 		Size		len;
 
 		formed = slim_form_tuple(desc, slot->tts_values, est->isnull,
-								 slim_estimate_modes[i].mode, est->min_natts);
+								 slim_estimate_modes[i].mode, est->min_natts,
+								 desc->natts);
 		len = formed->t_len;
 
 		/*
