@@ -79,12 +79,13 @@ END
 $$;
 
 --
--- The model of docs/format.md for rows of int4 attributes: nn[i] says
+-- The model of docs/format.md for rows of int4 attributes (one alignment
+-- group, so the tail values are stored in attribute order): nn[i] says
 -- attribute i is not NULL, k is the prefix floor.  Lengths are t_len
 -- (lp_len): t_hoff plus the data, not MAXALIGNed.
 --
 CREATE FUNCTION varint_len(v int) RETURNS int IMMUTABLE LANGUAGE sql AS $$
-	SELECT CASE WHEN v < 128 THEN 1 ELSE 2 END
+	SELECT CASE WHEN v < 128 THEN 1 WHEN v < 16384 THEN 2 ELSE 3 END
 $$;
 CREATE FUNCTION maxalign(v int) RETURNS int IMMUTABLE LANGUAGE sql AS $$
 	SELECT (v + 7) / 8 * 8
@@ -148,8 +149,9 @@ BEGIN
 	bitmap := (m + 7) / 8;
 	encoding := CASE WHEN runs <= gaps AND runs <= bitmap THEN 1
 					 WHEN gaps <= bitmap THEN 2 ELSE 3 END;
-	-- prefix data, encoding byte, varint M, the map, int4-aligned values
-	off := 4 * pcnt + 1 + varint_len(m) + least(runs, gaps, bitmap);
+	-- prefix data, the header varint (M << 2 | encoding), the map, the
+	-- int4-aligned values
+	off := 4 * pcnt + varint_len(m * 4 + encoding) + least(runs, gaps, bitmap);
 	off := (off + 3) / 4 * 4 + 4 * tcnt;
 	tail_len := maxalign(23 + CASE WHEN phasnull THEN (k + 7) / 8 ELSE 0 END) + off;
 	tail := maxalign(tail_len) < maxalign(trunc_len);
@@ -180,7 +182,7 @@ BEGIN
 			   count(*) FILTER (WHERE c.lp_len <> CASE WHEN m.tail THEN m.tail_len ELSE m.trunc_len END),
 			   count(*) FILTER (WHERE c.tail AND c.natts <> %2$s),
 			   count(*) FILTER (WHERE c.tail AND m.tail AND
-					get_byte(c.data, m.prefix_bytes) <> m.encoding),
+					get_byte(c.data, m.prefix_bytes) & 3 <> m.encoding),
 			   count(*) FILTER (WHERE NOT c.tail AND
 					(c.lp_len, c.hoff, c.natts, c.bits, c.data) IS DISTINCT FROM
 					(tr.lp_len, tr.hoff, tr.natts, tr.bits, tr.data)),
@@ -237,16 +239,16 @@ SELECT c.id, CASE c.id WHEN 1 THEN 'all NULL' WHEN 2 THEN 'dense'
 		WHEN 5 THEN 'c3 and c97' WHEN 6 THEN 'dense but for c99'
 		WHEN 7 THEN 'c1 and c3 (short)' WHEN 8 THEN 'c1, c2, c60' END AS shape,
 	   c.tail, c.natts, c.lp_len, t.lp_len AS truncate_lp_len, h.lp_len AS heap_lp_len,
-	   CASE WHEN c.tail THEN get_byte(c.data, 4) END AS encoding
+	   CASE WHEN c.tail THEN get_byte(c.data, 4) & 3 END AS encoding
 FROM items('hp_c') c JOIN items('hp_t') t USING (id) JOIN items('hp_h') h USING (id)
 ORDER BY c.id;
 SELECT * FROM check_rows('hp', 1);
 SELECT diff('hp_h', 'hp_c') AS heap_vs_compress, diff('hp_t', 'hp_c') AS truncate_vs_compress;
 
 --
--- Generated rows, 300 columns (NULL maps and gaps beyond 127 take
--- two-byte varints), and the prefix floors of C1: an index key, an
--- expression index, a partial index's predicate, an INCLUDE column,
+-- Generated rows, 300 columns (tails of 32 attributes or more take a
+-- two-byte header, runs and gaps beyond 127 two-byte varints), and the
+-- prefix floors of C1: an index key, an expression index, a partial index's predicate, an INCLUDE column,
 -- slimheap.prefix_columns.
 --
 SELECT triplet('m', 299);
@@ -254,7 +256,7 @@ SELECT all3('INSERT INTO @T ' || m_select(299, 1, 400), 'm');
 SELECT * FROM check_rows('m', 1);
 SELECT diff('m_h', 'm_c') AS heap_vs_compress;
 -- every encoding is used
-SELECT get_byte(data, 4) AS encoding, count(*) > 0 AS used
+SELECT get_byte(data, 4) & 3 AS encoding, count(*) > 0 AS used
 FROM items('m_c') WHERE tail GROUP BY 1 ORDER BY 1;
 
 SELECT triplet('ix', 299);
