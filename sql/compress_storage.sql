@@ -248,8 +248,8 @@ SELECT diff('hp_h', 'hp_c') AS heap_vs_compress, diff('hp_t', 'hp_c') AS truncat
 --
 -- Generated rows, 300 columns (tails of 32 attributes or more take a
 -- two-byte header, runs and gaps beyond 127 two-byte varints), and the
--- prefix floors of C1: an index key, an expression index, a partial index's predicate, an INCLUDE column,
--- slimheap.prefix_columns.
+-- prefix floors of C1: an index key, an expression index, a partial
+-- index's predicate, an INCLUDE column, slimheap.prefix_columns.
 --
 SELECT triplet('m', 299);
 SELECT all3('INSERT INTO @T ' || m_select(299, 1, 400), 'm');
