@@ -64,14 +64,15 @@ sub wide_natts_sql
 
 # Every line pointer of every page of $rel, as pageinspect reads it:
 # tid, lp_flags, lp_len, t_hoff, natts (t_infomask2 & HEAP_NATTS_MASK),
-# hasnull (HEAP_HASNULL) and t_bits.
+# hasnull (HEAP_HASNULL), t_bits, and tail: the row has a compressed tail
+# (t_infomask2 & 0x0800, SLIM_HEAP_TAIL, docs/format.md).
 sub page_items_sql
 {
 	my ($rel) = @_;
 	return qq{
 SELECT format('(%s,%s)', blk, lp)::tid AS tid, blk, lp, lp_flags, lp_len,
        t_hoff, t_infomask2 & 2047 AS natts, (t_infomask & 1) <> 0 AS hasnull,
-       t_bits
+       t_bits, (t_infomask2 & 2048) <> 0 AS tail
   FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) AS blk,
        LATERAL heap_page_items(get_raw_page('$rel', blk::int))};
 }
