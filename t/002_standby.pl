@@ -9,6 +9,14 @@
 # standby's pages hold the same row forms as the primary's, still slim.
 # DDL on the standby gets core's read-only error.
 #
+# A third twin of each table (wide_compress, narrow_compress) is in
+# slimheap.null_bitmap = compress mode (issue 10), its first 7 columns
+# kept in the prefix (slimheap.prefix_columns) so that c5 can be indexed:
+# the updates that set c80 or clear c2 and c30 leave NULLs before the last
+# value, and those rows are stored with a compressed tail.  The standby
+# replays them byte for byte (lp_len, header, tail marker and data) and
+# reads them back as the primary and the heap twin do.
+#
 use strict;
 use warnings;
 
@@ -40,11 +48,13 @@ my $wide_defs = wide_column_defs($NCOLS);
 my $wide_values =
   join(', ', map { "CASE WHEN mod(g, 50) >= $_ THEN g * 1000 + $_ END" } 1 .. $NCOLS);
 
-# Everything below runs on each twin: __AM__ is the access method.
+# Everything below runs on each twin: __AM__ names the twin, __USING__ and
+# __NUSING__ are its access method and options for the wide and the
+# narrow table.
 my $dml = qq{
-CREATE TABLE wide___AM__ (id int4 PRIMARY KEY, grp int4 NOT NULL, $wide_defs) USING __AM__;
+CREATE TABLE wide___AM__ (id int4 PRIMARY KEY, grp int4 NOT NULL, $wide_defs) USING __USING__;
 INSERT INTO wide___AM__ SELECT g, mod(g, 10), $wide_values FROM generate_series(1, $NROWS) g;
-CREATE TABLE narrow___AM__ (id int4 NOT NULL, a int4, b text, c int4) USING __AM__;
+CREATE TABLE narrow___AM__ (id int4 NOT NULL, a int4, b text, c int4) USING __NUSING__;
 COPY narrow___AM__ FROM STDIN;
 __COPY__
 \\.
@@ -73,27 +83,38 @@ VACUUM narrow___AM__;
 my $copy = join('',
 	map { join("\t", $_, $_ % 31, $_ % 2 ? '\N' : "t$_", '\N') . "\n" } 1 .. 2000);
 $dml =~ s/__COPY__\n/$copy/;
-for my $am ('heap', 'slimheap')
+my %using = (
+	heap => [ 'heap', 'heap' ],
+	slimheap => [ 'slimheap', 'slimheap' ],
+	compress => [
+		'slimheap WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 7)',
+		'slimheap WITH (slimheap.null_bitmap = compress)'
+	],);
+for my $am ('heap', 'slimheap', 'compress')
 {
 	(my $sql = $dml) =~ s/__AM__/$am/g;
+	$sql =~ s/__USING__/$using{$am}[0]/g;
+	$sql =~ s/__NUSING__/$using{$am}[1]/g;
 	$primary->safe_psql('postgres', $sql);
 }
 
 $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 
-# The primary: slimheap returns what heap returns.
+# The primary: slimheap returns what heap returns, in both modes.
 for my $t ('wide', 'narrow')
 {
-	is( $primary->safe_psql(
-			'postgres',
-			diff_count_sql("SELECT * FROM ${t}_heap", "SELECT * FROM ${t}_slimheap")
-		),
-		'0',
-		"primary: ${t}_slimheap holds the same rows as ${t}_heap");
+	for my $am ('slimheap', 'compress')
+	{
+		is( $primary->safe_psql(
+				'postgres',
+				diff_count_sql("SELECT * FROM ${t}_heap", "SELECT * FROM ${t}_$am")),
+			'0',
+			"primary: ${t}_$am holds the same rows as ${t}_heap");
+	}
 }
 
 # The standby returns the primary's rows.
-for my $t ('wide_slimheap', 'narrow_slimheap')
+for my $t ('wide_slimheap', 'narrow_slimheap', 'wide_compress', 'narrow_compress')
 {
 	my $q = "SELECT * FROM $t ORDER BY id";
 	my $on_primary = $primary->safe_psql('postgres', $q);
@@ -107,7 +128,11 @@ my %lookups = (
 	'wide_slimheap_c5_idx' =>
 	  'SELECT id, c5, c30, c31, c80 FROM wide_slimheap WHERE c5 BETWEEN 100005 AND 900005 ORDER BY c5',
 	'narrow_slimheap_a_idx' =>
-	  'SELECT id, a, b, c FROM narrow_slimheap WHERE a = 7 ORDER BY a, id',);
+	  'SELECT id, a, b, c FROM narrow_slimheap WHERE a = 7 ORDER BY a, id',
+	'wide_compress_c5_idx' =>
+	  'SELECT id, c5, c30, c31, c80 FROM wide_compress WHERE c5 BETWEEN 100005 AND 900005 ORDER BY c5',
+	'narrow_compress_a_idx' =>
+	  'SELECT id, a, b, c FROM narrow_compress WHERE a = 7 ORDER BY a, id',);
 for my $idx (sort keys %lookups)
 {
 	my $q = $lookups{$idx};
@@ -118,7 +143,7 @@ for my $idx (sort keys %lookups)
 	cmp_ok(length($on_standby), '>', 0, "standby: the lookup through $idx finds rows");
 	is($on_standby, $primary->safe_psql('postgres', $index_scan),
 		"standby: the lookup through $idx returns the primary's rows");
-	(my $heap_q = $q) =~ s/slimheap/heap/g;
+	(my $heap_q = $q) =~ s/_(slimheap|compress)\b/_heap/g;
 	is($on_standby, $primary->safe_psql('postgres', $heap_q),
 		"standby: the lookup through $idx returns the heap twin's rows");
 }
@@ -134,6 +159,33 @@ for my $t ('wide_slimheap', 'narrow_slimheap')
 	ok($standby->safe_psql('postgres', $q) eq $on_primary,
 		"standby: every line pointer and row header of $t matches the primary's");
 }
+
+# The compress twin's pages hold the primary's bytes: every line pointer,
+# header (with the tail marker) and the data after t_hoff, tails included.
+for my $t ('wide_compress', 'narrow_compress')
+{
+	my $q = qq{
+SELECT blk, p.lp, p.lp_flags, p.lp_len, p.t_hoff, p.t_infomask2, p.t_bits, md5(p.t_data)
+  FROM generate_series(0, pg_relation_size('$t') / 8192 - 1) AS blk,
+       LATERAL heap_page_items(get_raw_page('$t', blk::int)) AS p
+ ORDER BY blk, p.lp};
+	my $on_primary = $primary->safe_psql('postgres', $q);
+	cmp_ok(length($on_primary), '>', 0, "primary: $t has line pointers");
+	ok($standby->safe_psql('postgres', $q) eq $on_primary,
+		"standby: every line pointer, row header and row of $t matches the primary's");
+}
+# Rows with a tail are there on the standby, their prefix is the 7
+# columns of slimheap.prefix_columns, and they are the heap twin's rows.
+my ($tails, $tails_not_7, $tails_differ) = split /\|/, $standby->safe_psql(
+	'postgres', qq{
+SELECT count(*), count(*) FILTER (WHERE i.natts <> 7),
+       count(*) FILTER (WHERE t::text IS DISTINCT FROM h::text)
+  FROM wide_compress t JOIN (@{[ page_items_sql('wide_compress') ]}) i ON i.tid = t.ctid
+  LEFT JOIN wide_heap h ON h.id = t.id
+ WHERE i.tail});
+cmp_ok($tails, '>', 100, "standby: $tails rows of wide_compress have a compressed tail");
+is("$tails_not_7/$tails_differ", '0/0',
+	'standby: their prefix is 7 columns and they read as the heap twin\'s rows');
 
 # ... and they are slim: every live row of the wide table is stored in the
 # truncate form (checked against its values), on the standby.
