@@ -1,0 +1,196 @@
+#
+# slimheap.null_bitmap = compress and logical replication (issue 10,
+# invariant C3 of docs/format.md).
+#
+# The publisher starts with wal_level = replica and writes rows with
+# compressed tails into two compress tables, pk_comp (primary key) and
+# full_comp (REPLICA IDENTITY FULL, set after the rows were written).  It
+# then restarts with wal_level = logical:
+#   - setting compress now gives a WARNING (no tails while logical);
+#   - new rows get no tail;
+#   - UPDATE and DELETE of the old tail rows of pk_comp (also key changes)
+#     replicate to a heap subscriber, which ends with the publisher's rows;
+#   - UPDATE and DELETE of an old tail row of full_comp (whose old row
+#     would be logged whole) are errors with a hint, change nothing, and
+#     work after the hinted VACUUM FULL;
+#   - a heap table of the publisher replicates into a compress table of
+#     the subscriber (wal_level minimal there): the apply worker stores
+#     tails, and the rows are the publisher's.
+#
+use strict;
+use warnings;
+
+use FindBin;
+use lib $FindBin::RealBin;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use SlimheapTest;
+use Test::More;
+
+my $NCOLS = 120;
+my $NROWS = 2000;
+
+my $defs = wide_column_defs($NCOLS);
+# row g sets about four columns at scattered positions, and c120: every
+# row has NULLs before its last value
+my $values = join(', ',
+	map { "CASE WHEN mod(g * 7 + $_ * 13, 37) = 0 OR $_ = $NCOLS THEN g * 1000 + $_ END" }
+	  1 .. $NCOLS);
+my $compress = "USING slimheap WITH (slimheap.null_bitmap = compress)";
+
+# the visible rows of $rel with a compressed tail, among those matching $where
+sub tail_rows
+{
+	my ($node, $rel, $where) = @_;
+	$where //= 'true';
+	return $node->safe_psql(
+		'postgres', qq{
+SELECT count(*) FROM $rel t JOIN (@{[ page_items_sql($rel) ]}) i ON i.tid = t.ctid
+ WHERE i.tail AND ($where)});
+}
+
+my $pub = slim_node('publisher', allows_streaming => 1);
+$pub->start;
+is($pub->safe_psql('postgres', 'SHOW wal_level'), 'replica',
+	'the publisher starts with wal_level = replica');
+$pub->safe_psql(
+	'postgres', qq{
+CREATE EXTENSION slimheap;
+CREATE EXTENSION pageinspect;
+CREATE TABLE pk_comp (id int4 PRIMARY KEY, $defs) $compress;
+CREATE TABLE full_comp (id int4 NOT NULL, $defs) $compress;
+CREATE TABLE src_heap (id int4 PRIMARY KEY, $defs) USING heap;
+INSERT INTO pk_comp SELECT g, $values FROM generate_series(1, $NROWS) g;
+INSERT INTO full_comp SELECT g, $values FROM generate_series(1, $NROWS) g;
+INSERT INTO src_heap SELECT g, $values FROM generate_series(1, $NROWS) g;
+ALTER TABLE full_comp REPLICA IDENTITY FULL;
+});
+for my $t ('pk_comp', 'full_comp')
+{
+	is(tail_rows($pub, $t), $NROWS,
+		"wal_level = replica: every row of $t is stored with a compressed tail");
+}
+
+# wal_level = logical from now on
+$pub->append_conf('postgresql.conf', "wal_level = logical\n");
+$pub->restart;
+is($pub->safe_psql('postgres', 'SHOW wal_level'), 'logical',
+	'the publisher restarted with wal_level = logical');
+is(tail_rows($pub, 'pk_comp'), $NROWS, 'the tail rows are still there');
+
+# Setting compress on a logical server: a WARNING that says why, and how.
+for my $stmt (
+	"ALTER TABLE pk_comp SET (slimheap.null_bitmap = compress)",
+	"CREATE TABLE later_comp (id int4, c1 int4) $compress")
+{
+	my ($ret, $stdout, $stderr) = $pub->psql('postgres', $stmt);
+	is($ret, 0, "wal_level = logical: $stmt succeeds");
+	like(
+		$stderr,
+		qr/WARNING:  slimheap.null_bitmap = compress stores no compressed tails while wal_level is logical/,
+		"wal_level = logical: $stmt warns that no tails are stored");
+	like($stderr, qr/HINT:  Set wal_level to replica to store compressed tails\./,
+		"wal_level = logical: the warning of $stmt hints at wal_level = replica");
+}
+my ($ret, $stdout, $stderr) =
+  $pub->psql('postgres', "ALTER TABLE src_heap SET (fillfactor = 90)");
+unlike($stderr, qr/WARNING/, 'no warning for other options');
+
+# New rows get no tail (C3).
+$pub->safe_psql('postgres',
+	"INSERT INTO pk_comp SELECT g, $values FROM generate_series(10001, 10200) g");
+is(tail_rows($pub, 'pk_comp', 'id > 10000'), '0',
+	'wal_level = logical: rows written now have no tail');
+
+# The subscriber: heap tables for the publisher's compress tables, and a
+# compress table for its heap table.
+my $sub = slim_node('subscriber');
+$sub->start;
+$sub->safe_psql(
+	'postgres', qq{
+CREATE EXTENSION slimheap;
+CREATE EXTENSION pageinspect;
+CREATE TABLE pk_comp (id int4 PRIMARY KEY, $defs) USING heap;
+CREATE TABLE full_comp (id int4 NOT NULL, $defs) USING heap;
+CREATE TABLE src_heap (id int4 PRIMARY KEY, $defs) $compress;
+});
+$pub->safe_psql('postgres',
+	'CREATE PUBLICATION comp FOR TABLE pk_comp, full_comp, src_heap');
+$sub->safe_psql('postgres',
+	"CREATE SUBSCRIPTION comp CONNECTION '@{[ $pub->connstr ]} dbname=postgres' PUBLICATION comp");
+$sub->wait_for_subscription_sync($pub, 'comp');
+
+# UPDATE and DELETE of old tail rows of pk_comp: values set and cleared in
+# the tail, key changes (the old key is logged from the prefix), deletes
+$pub->safe_psql(
+	'postgres', qq{
+UPDATE pk_comp SET c60 = -id WHERE id % 3 = 0 AND id <= $NROWS;
+UPDATE pk_comp SET c120 = NULL, c119 = id WHERE id % 5 = 0 AND id <= $NROWS;
+UPDATE pk_comp SET id = id + 100000 WHERE id % 10 = 1 AND id <= $NROWS;
+DELETE FROM pk_comp WHERE id % 7 = 0;
+UPDATE src_heap SET c60 = -id WHERE id % 3 = 0;
+UPDATE src_heap SET id = id + 100000, c2 = 2 WHERE id % 10 = 1;
+DELETE FROM src_heap WHERE id % 7 = 0;
+});
+cmp_ok(tail_rows($pub, 'pk_comp'), '>', 0,
+	'pk_comp still has old rows with a tail (not updated)');
+$pub->wait_for_catchup('comp');
+
+for my $t ('pk_comp', 'src_heap', 'full_comp')
+{
+	my $q = "SELECT * FROM $t ORDER BY id";
+	my $on_pub = $pub->safe_psql('postgres', $q);
+	cmp_ok(length($on_pub), '>', 0, "publisher: $t is not empty");
+	ok($sub->safe_psql('postgres', $q) eq $on_pub,
+		"subscriber: $t holds what the publisher's $t holds");
+}
+cmp_ok(tail_rows($sub, 'src_heap'), '>', 0,
+	'subscriber: the apply worker stored rows with a tail in the compress src_heap');
+
+# full_comp: its old rows have tails, and REPLICA IDENTITY FULL would log
+# them whole: UPDATE and DELETE are errors that change nothing.
+my $before = $pub->safe_psql('postgres', 'SELECT * FROM full_comp ORDER BY id');
+for my $stmt ('UPDATE full_comp SET c1 = 1 WHERE id = 10',
+	'DELETE FROM full_comp WHERE id = 11')
+{
+	($ret, $stdout, $stderr) = $pub->psql('postgres', $stmt);
+	isnt($ret, 0, "wal_level = logical: $stmt fails");
+	like(
+		$stderr,
+		qr/ERROR:  cannot update or delete a row with a compressed tail in table "full_comp" while wal_level is logical/,
+		"$stmt: the error names the table and the reason");
+	like($stderr, qr/HINT:  Rewrite the table first \(VACUUM FULL full_comp\)/,
+		"$stmt: the hint says to rewrite the table");
+}
+is($pub->safe_psql('postgres', 'SELECT * FROM full_comp ORDER BY id'),
+	$before, 'the refused statements changed nothing');
+
+# rows written under logical WAL have no tail: those can be updated
+$pub->safe_psql(
+	'postgres', qq{
+INSERT INTO full_comp SELECT g, $values FROM generate_series(20001, 20100) g;
+UPDATE full_comp SET c3 = id WHERE id > 20000 AND id % 2 = 0;
+DELETE FROM full_comp WHERE id > 20000 AND id % 3 = 0;
+});
+
+# The hinted way out: VACUUM FULL rewrites the rows without tails.
+$pub->safe_psql('postgres', 'VACUUM FULL full_comp');
+is(tail_rows($pub, 'full_comp'), '0', 'after VACUUM FULL no row of full_comp has a tail');
+$pub->safe_psql(
+	'postgres', qq{
+UPDATE full_comp SET c1 = 1 WHERE id = 10;
+DELETE FROM full_comp WHERE id = 11;
+UPDATE full_comp SET c60 = -id, c120 = NULL WHERE id % 4 = 0;
+DELETE FROM full_comp WHERE id % 9 = 0;
+});
+$pub->wait_for_catchup('comp');
+my $q = 'SELECT * FROM full_comp ORDER BY id';
+ok($sub->safe_psql('postgres', $q) eq $pub->safe_psql('postgres', $q),
+	'subscriber: full_comp holds what the publisher holds after the rewrite and the updates');
+is($sub->safe_psql('postgres', 'SELECT c1 FROM full_comp WHERE id = 10'),
+	'1', 'subscriber: the once refused update arrived');
+
+$sub->stop;
+$pub->stop;
+done_testing();
