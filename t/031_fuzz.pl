@@ -2,7 +2,8 @@
 # The differential fuzzer (fuzz/SlimFuzz.pm) at a size that keeps the test
 # suite short: a few fixed seeds, each a series of random schemas whose
 # heap table and slimheap twin must stay equal and verify clean after every
-# step.  `make fuzz SEED=... STEPS=...` runs it at any size.
+# step, the twins running in all three modes of slimheap.null_bitmap.
+# `make fuzz SEED=... STEPS=...` runs it at any size.
 #
 use strict;
 use warnings;
@@ -29,7 +30,8 @@ restart_after_crash = on
 });
 $node->start;
 
-my ($schemas, $steps) = (0, 0);
+my ($schemas, $steps, $tail_rows) = (0, 0, 0);
+my %modes;
 for my $run (@runs)
 {
 	my ($seed, $nsteps) = @$run;
@@ -51,11 +53,22 @@ for my $run (@runs)
 	my $r = $fuzz->run;
 	$schemas += $r->{schemas};
 	$steps += $r->{steps};
+	$tail_rows += $r->{tail_rows};
+	$modes{$_} += $r->{modes}{$_} for keys %{ $r->{modes} };
 	ok(!$r->{failure},
 		"seed $seed: $r->{schemas} schemas (widest $r->{columns_max} columns), $r->{steps} steps, twins equal and verified")
 	  or diag(join("\n", grep { /FAILED|step|schema:|  / } @log));
 }
 note("fuzzed $schemas schemas, $steps steps");
+
+# The slimheap twins ran in every mode of slimheap.null_bitmap (a schema's
+# first mode or a switch to it), and compress stored tails.
+for my $mode (qw(full truncate compress))
+{
+	cmp_ok($modes{$mode} // 0, '>', 0, "the slimheap twins ran in mode $mode");
+}
+cmp_ok($tail_rows, '>', 0,
+	"the compress twins stored rows with a compressed tail ($tail_rows counted at the ends of the schemas)");
 
 $node->stop;
 done_testing();

@@ -282,12 +282,27 @@ sub schema
 		}
 		push @{ $self->{cols} }, $col;
 	}
-	$self->{mode} = $self->chance(0.2) ? 'full' : 'truncate';
+	# the slimheap twin's slimheap.null_bitmap (issue 10 added compress);
+	# compress tables keep a random number of leading columns in the
+	# prefix (slimheap.prefix_columns) a third of the time
+	my $draw = $self->rand01;
+	$self->{mode} = $draw < 0.2 ? 'full' : $draw < 0.6 ? 'truncate' : 'compress';
+	my $prefix = $self->_prefix_columns;
 	return {
 		ncols => $ncols,
 		mode => $self->{mode},
+		prefix => $prefix,
 		sql => 'CREATE TABLE @T (' . join(', ', @defs) . ') USING @AM',
 	};
+}
+
+# slimheap.prefix_columns for a switch to compress: undef (leave it) or a
+# number of leading columns
+sub _prefix_columns
+{
+	my ($self) = @_;
+	return undef if $self->{mode} ne 'compress' || !$self->chance(0.33);
+	return $self->irand(1, $self->{ncols_total} > 2 ? int($self->{ncols_total} / 2) : 1);
 }
 
 sub _value
@@ -703,8 +718,8 @@ sub step
 		my $sql;
 		if ($kind eq 'mode')
 		{
-			$self->{mode} = $self->{mode} eq 'full' ? 'truncate' : 'full';
-			return { sql => $self->{mode}, mode => 1 };
+			$self->{mode} = $self->pick(grep { $_ ne $self->{mode} } qw(full truncate compress));
+			return { sql => $self->{mode}, mode => 1, prefix => $self->_prefix_columns };
 		}
 		$sql = $self->can("_$kind")->($self);
 		return { sql => $sql } if defined $sql;
