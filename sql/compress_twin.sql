@@ -108,6 +108,16 @@ BEGIN
 END
 $$;
 
+-- encodings(rel): the encodings of the NULL maps of rel's tail rows (the
+-- low two bits of the tail header, which follows id's 4 bytes when the
+-- prefix is id alone): 1 RUNS, 2 GAPS, 3 BITMAP
+CREATE FUNCTION encodings(rel regclass) RETURNS int[] LANGUAGE sql AS $$
+	SELECT array_agg(DISTINCT get_byte(i.t_data, 4) & 3 ORDER BY get_byte(i.t_data, 4) & 3)
+	FROM generate_series(0::bigint, pg_relation_size(rel) / 8192 - 1) b,
+		 LATERAL heap_page_items(get_raw_page(rel::text, b)) i
+	WHERE i.lp_flags = 1 AND (i.t_infomask2 & 2048) <> 0
+$$;
+
 -- The columns: c<i> is int4, float8, bool or text by i % 4, and the value
 -- row g gets in column i (an SQL expression over g).
 CREATE FUNCTION coltype(i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
@@ -139,13 +149,15 @@ END
 $$;
 
 -- W4: 200 columns; by g % 25 a dense row, an all-NULL row, a row of 30
--- leading values (trailing NULLs only), a row with only c200, and
--- otherwise about five values at positions scattered by g
+-- leading values (trailing NULLs only), a row with only c200, a row of
+-- every other column up to a point (its NULL map is smallest as a bitmap),
+-- and otherwise about five values at positions scattered by g
 CREATE FUNCTION w4_select(lo int, hi int) RETURNS text LANGUAGE sql AS $$
 	SELECT 'SELECT g AS id, ' || string_agg(format(
 		'CASE WHEN g %% 25 = 0 OR (g %% 25 = 2 AND %1$s <= 30)'
 		' OR (g %% 25 = 3 AND %1$s = 200)'
-		' OR (g %% 25 > 3 AND (g * 7 + %1$s * 13) %% 37 = 0) THEN %2$s END AS c%1$s',
+		' OR (g %% 25 = 4 AND %1$s %% 2 = g %% 2 AND %1$s <= 66 + g %% 100)'
+		' OR (g %% 25 > 4 AND (g * 7 + %1$s * 13) %% 37 = 0) THEN %2$s END AS c%1$s',
 		i, val(i, 'g')), ', ' ORDER BY i)
 		|| format(' FROM generate_series(%s, %s) g', lo, hi)
 	FROM generate_series(1, 200) i
@@ -182,6 +194,7 @@ INSERT INTO w4copy_s SELECT * FROM w4_h;
 SELECT * FROM tails('w4_s');
 SELECT * FROM tails('w5_s');
 SELECT * FROM tails('w4copy_s');
+SELECT encodings('w4_s') AS w4_encodings, encodings('w5_s') AS w5_encodings;
 SELECT * FROM tails('w4_h');
 SELECT same('SELECT * FROM @T', 'w4');
 SELECT same('SELECT * FROM @T', 'w5');
