@@ -14,6 +14,8 @@
 
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "access/tupmacs.h"
+#include "catalog/pg_type.h"
 
 #include "slimheap.h"
 
@@ -27,7 +29,7 @@
 
 #define SlimHeaderHasTail(td)	(((td)->t_infomask2 & SLIM_HEAP_TAIL) != 0)
 
-/* How the NULL map of the tail is encoded: the first byte of the tail. */
+/* How the NULL map of the tail is encoded: the low two bits of its header. */
 typedef enum SlimTailEncoding
 {
 	SLIM_TAIL_RUNS = 1,			/* varint run lengths, NULLs first */
@@ -59,6 +61,77 @@ typedef struct SlimAttInfo
 	uint8		group;			/* where its value goes in a tail */
 } SlimAttInfo;
 
+/* unsigned LEB128: values here stay below 2^14 (at most 1600 attributes) */
+static inline int
+slim_varint_len(uint32 value)
+{
+	return value < 0x80 ? 1 : value < 0x4000 ? 2 : 3;
+}
+
+static inline char *
+slim_varint_put(char *p, uint32 value)
+{
+	while (value >= 0x80)
+	{
+		*p++ = (char) ((value & 0x7F) | 0x80);
+		value >>= 7;
+	}
+	*p++ = (char) value;
+	return p;
+}
+
+/* the trusting reader, for rows this build formed */
+static inline uint32
+slim_varint_get(const char **pp)
+{
+	const uint8 *p = (const uint8 *) *pp;
+	uint32		value = p[0] & 0x7F;
+	int			shift = 7;
+
+	while (*p++ & 0x80)
+	{
+		value |= (uint32) (*p & 0x7F) << shift;
+		shift += 7;
+	}
+	*pp = (const char *) p;
+	return value;
+}
+
+/* the tail header: one varint, the tail's attribute count and encoding */
+#define SLIM_TAIL_HEADER(ntail, encoding)	(((uint32) (ntail) << 2) | (encoding))
+
+/*
+ * The group of an attribute's tail value: fixed-length values by falling
+ * alignment, then variable-length ones, so that values pad as little as
+ * they can (docs/format.md).
+ */
+static inline int
+slim_value_group(Form_pg_attribute att)
+{
+	if (att->attlen < 0)
+		return 4;
+	switch (att->attalign)
+	{
+		case TYPALIGN_DOUBLE:
+			return 0;
+		case TYPALIGN_INT:
+			return 1;
+		case TYPALIGN_SHORT:
+			return 2;
+		default:
+			return 3;
+	}
+}
+
+/* where a stored value of att at tp + off starts, as heap's readers align */
+static inline uint32
+slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
+{
+	if (att->attlen == -1)
+		return att_align_pointer(off, att->attalign, -1, tp + off);
+	return att_align_nominal(off, att->attalign);
+}
+
 /* slim_tuple.c: heap's layout of values, over attributes [from, to) */
 extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
 						   const bool *isnull, int from, int to,
@@ -75,10 +148,15 @@ extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
 									  int prefix_natts, Size truncate_len);
+
+/* slim_tail_transcode.c */
 extern SlimAttInfo *slim_att_info(TupleDesc tupdesc, MemoryContext cxt);
 extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 										   const SlimAttInfo *attinfo,
 										   int prefix_natts);
+extern char *slim_tail_write_map(char *p, SlimTailEncoding encoding,
+								 const int16 *positions, int n, int first,
+								 int ntail);
 extern void slim_order_values(TupleDesc tupdesc, const int16 *positions,
 							  int n, int16 *ordered);
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
