@@ -351,6 +351,19 @@ SELECT count(*) AS rows,
 	   max(c.id) FILTER (WHERE c.tail) AS last_with_tail
 FROM items('tb_c') c;
 SELECT diff('tb_h', 'tb_c') AS heap_vs_compress;
+-- an UPDATE that sets c7: heap's full form is now 56 + l bytes, over the
+-- threshold from l = 1977.  Rows whose old version has an external value
+-- (l >= 1981) are stored without a tail (the toaster deforms the new
+-- row), rows now over the threshold (1977 to 1980) are toasted as heap's,
+-- the others keep a tail.
+UPDATE tb_h SET c7 = 7;
+UPDATE tb_c SET c7 = 7;
+SELECT count(*) AS rows,
+	   count(*) FILTER (WHERE c.tail <> (c.id <= 1976)) AS tail_not_as_c2_says,
+	   max(c.id) FILTER (WHERE c.tail) AS last_with_tail,
+	   count(*) FILTER (WHERE c.lp_len <> h.lp_len AND c.id > 1976) AS toasted_not_as_heap
+FROM items('tb_c') c JOIN items('tb_h') h USING (id);
+SELECT diff('tb_h', 'tb_c') AS heap_vs_compress;
 
 --
 -- CREATE INDEX on a column in the tail of a stored row is an error; after
@@ -364,6 +377,12 @@ FROM items('gi_c') i JOIN gi_c g USING (id);
 CREATE INDEX gi_c50 ON gi_c (c50);
 CREATE INDEX gi_c50_expr ON gi_c ((c50 * 2));
 CREATE INDEX gi_id_pred ON gi_c (id) WHERE c50 IS NOT NULL;
+ALTER TABLE gi_c ADD CONSTRAINT gi_c50_key UNIQUE (c50);
+-- CONCURRENTLY fails in its build, leaving (as always) an invalid index
+CREATE INDEX CONCURRENTLY gi_c50_cic ON gi_c (c50);
+SELECT indexrelid::regclass AS index, indisvalid, indisready
+FROM pg_index WHERE indrelid = 'gi_c'::regclass ORDER BY 1::text;
+DROP INDEX gi_c50_cic;
 -- the failed builds changed nothing: no new index, rows still read back
 SELECT count(*) AS indexes FROM pg_index WHERE indrelid = 'gi_c'::regclass;
 SELECT diff('gi_h', 'gi_c') AS heap_vs_compress;
