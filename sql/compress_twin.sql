@@ -359,6 +359,20 @@ SELECT both_('UPDATE @T SET c160 = NULL, f1 = f1 + 1 WHERE id % 7 = 0', 'w5');
 SELECT same('SELECT * FROM @T', 'w5');
 SELECT same('SELECT id, f1, f2, f3 FROM @T', 'w5');
 SELECT same('SELECT f1, f3, count(*) FROM @T GROUP BY 1, 2', 'w5');
+-- rows stored before the fast defaults, copied into compress tables of the
+-- same columns (no defaults there): a standard row is transcoded from its
+-- bytes, and must take the source's defaults along, not NULLs
+CREATE TABLE w5x_h (LIKE w5_h) USING heap;
+CREATE TABLE w5x_s (LIKE w5_h) USING slimheap WITH (slimheap.null_bitmap = compress);
+INSERT INTO w5x_h SELECT * FROM w5_h;
+INSERT INTO w5x_s SELECT * FROM w5_h;
+SELECT same('SELECT * FROM @T', 'w5x');
+TRUNCATE w5x_s;
+INSERT INTO w5x_s SELECT * FROM w5_s;
+SELECT same('SELECT * FROM @T', 'w5x');
+SELECT * FROM tails('w5x_s');
+SELECT f1, f3, count(*) FROM w5x_s GROUP BY 1, 2 ORDER BY 1, 2;
+DROP TABLE w5x_h, w5x_s;
 SELECT both_('ALTER TABLE @T DROP COLUMN c150, DROP COLUMN c12', 'w4');
 SELECT both_('ALTER TABLE @T DROP COLUMN c150, DROP COLUMN c12', 'src4');
 SELECT both_('INSERT INTO @T SELECT * FROM src4_h WHERE id > 2000', 'w4');
@@ -521,6 +535,13 @@ DROP TABLE ctas_h, ctas_s;
 CREATE TABLE ctas_h USING slimheap AS SELECT * FROM w4_h;
 CREATE TABLE ctas_s USING slimheap AS SELECT * FROM w4_s;
 SELECT same('SELECT * FROM @T', 'ctas');
+DROP TABLE ctas_h, ctas_s;
+-- into compress: from heap's rows (transcoded) and from tail rows
+CREATE TABLE ctas_h USING slimheap WITH (slimheap.null_bitmap = compress) AS SELECT * FROM w4_h;
+CREATE TABLE ctas_s USING slimheap WITH (slimheap.null_bitmap = compress) AS SELECT * FROM w4_s;
+SELECT same('SELECT * FROM @T', 'ctas');
+SELECT * FROM tails('ctas_h');
+SELECT same('SELECT * FROM w4_h EXCEPT ALL SELECT * FROM @T', 'ctas');
 DROP TABLE ctas_h, ctas_s;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
