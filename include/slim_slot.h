@@ -33,6 +33,8 @@ typedef struct SlimTupleTableSlot
 	 */
 	SlimNullBitmap formed_mode;
 	int			formed_floor;
+	int			formed_prefix;	/* compress: prefix_natts it was formed with */
+	int			prefix_natts;	/* compress: the relation's, -1 unknown */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)

@@ -53,7 +53,9 @@ typedef struct SlimTailInfo
 /* slim_tuple.c: heap's layout of values, over attributes [from, to) */
 extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
 						   const bool *isnull, int from, int to, Size off,
-						   bool *hasnull, bool *varwidth, bool *toastable);
+						   bool *hasnull, bool *external, bool *toastable);
+extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
+								  Size len, bool hasnull, const bool *isnull);
 extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
 						   const bool *isnull, int from, int to,
 						   char *start, Size off, uint16 *infomask);
@@ -63,7 +65,7 @@ extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
 									  int prefix_natts, Size truncate_len);
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
-extern void slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
+extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);

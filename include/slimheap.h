@@ -25,7 +25,8 @@
 typedef enum SlimNullBitmap
 {
 	SLIM_NULL_BITMAP_FULL,		/* exactly what heap writes */
-	SLIM_NULL_BITMAP_TRUNCATE	/* trailing NULLs not stored (the default) */
+	SLIM_NULL_BITMAP_TRUNCATE,	/* trailing NULLs not stored (the default) */
+	SLIM_NULL_BITMAP_COMPRESS	/* a compressed tail when shorter */
 } SlimNullBitmap;
 
 #define SLIM_NULL_BITMAP_DEFAULT	SLIM_NULL_BITMAP_TRUNCATE
@@ -36,6 +37,7 @@ typedef enum SlimNullBitmap
 typedef struct SlimOptions
 {
 	SlimNullBitmap null_bitmap;
+	int			prefix_columns; /* kept in the standard prefix (compress) */
 } SlimOptions;
 
 /*
@@ -54,6 +56,14 @@ typedef struct SlimRelInfo
 	 * column's fast default.  0 when no column has one.
 	 */
 	int			min_natts;
+
+	/*
+	 * compress: the attributes every row keeps in its standard prefix
+	 * (invariant C1: indexes, replica identity, fast defaults, the option
+	 * prefix_columns); the descriptor's natts when no row may have a tail
+	 * (REPLICA IDENTITY FULL, logically logged, or another mode).
+	 */
+	int			prefix_natts;
 } SlimRelInfo;
 
 /* slim_tuple.c */
@@ -63,7 +73,7 @@ extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 							  int min_natts);
 extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
 								 const bool *isnull, SlimNullBitmap mode,
-								 int min_natts);
+								 int min_natts, int prefix_natts);
 extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
 								  SlimNullBitmap mode, int min_natts);
 extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
@@ -73,22 +83,30 @@ extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
 /* slim_slot.c */
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
+extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimCompress;
 
 #define TTS_IS_SLIMHEAP(slot) \
 	((slot)->tts_ops == &TTSOpsSlimTruncate || \
-	 (slot)->tts_ops == &TTSOpsSlimFull)
+	 (slot)->tts_ops == &TTSOpsSlimFull || \
+	 (slot)->tts_ops == &TTSOpsSlimCompress)
 
-extern const TupleTableSlotOps *slim_slot_ops(SlimNullBitmap mode);
-extern HeapTuple slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode,
-							   int min_natts);
+extern const TupleTableSlotOps *slim_slot_ops(Relation rel,
+											 const SlimRelInfo *info);
+extern HeapTuple slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info);
 extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
 
 /* slim_am_write.c, slim_am_read.c */
 extern void slim_init_write_routine(TableAmRoutine *routine);
 extern void slim_init_read_routine(TableAmRoutine *routine);
 
+/* slim_index_guard.c */
+struct IndexInfo;
+extern void slim_check_index_prefix(Relation rel, struct IndexInfo *index_info,
+									BlockNumber start, BlockNumber nblocks);
+
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
+extern int	slim_index_natts(Relation rel);
 
 /* the relcache keeps it in rd_amcache until the entry is invalidated */
 static inline const SlimRelInfo *

@@ -212,6 +212,13 @@ slim_index_build_range_scan(Relation table_rel, Relation index_rel,
 	const TableAmRoutine *own = table_rel->rd_tableam;
 	double		ntuples;
 
+	/* heap's code would index a column in a row's tail as NULL */
+	if (scan == NULL)
+		slim_check_index_prefix(table_rel, index_info, start_blockno,
+								numblocks);
+	else
+		slim_check_index_prefix(table_rel, index_info, 0, InvalidBlockNumber);
+
 	slim_borrow_heap_routine(table_rel);
 	PG_TRY();
 	{

@@ -18,28 +18,96 @@
 
 #include "access/heapam.h"
 #include "access/tableam.h"
+#include "access/xlog.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_class.h"
 #include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "utils/rel.h"
 
 #include "slim_compat.h"
+#include "slim_tail.h"
 #include "slimheap.h"
 
 /*
- * The tuple to hand to heap for the row in slot.  When *in_slot is false
- * the tuple is ours to free once heap is done with it.
+ * The tuple to hand to heap for the row in slot, formed as info says.  When
+ * *in_slot is false the tuple is ours to free once heap is done with it.
  */
 static inline HeapTuple
-slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
+slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
+					  TupleTableSlot *slot, bool *in_slot)
 {
-	const SlimRelInfo *info = slim_get_relinfo(rel);
-
 	*in_slot = TTS_IS_SLIMHEAP(slot);
 	if (*in_slot)
-		return slim_slot_fit(slot, info->options.null_bitmap, info->min_natts);
+		return slim_slot_fit(slot, info);
 
 	slot_getallattrs(slot);
 	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 						   slot->tts_isnull, info->options.null_bitmap,
-						   info->min_natts);
+						   info->min_natts, info->prefix_natts);
+}
+
+static inline HeapTuple
+slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
+{
+	return slim_prepare_row_with(rel, slim_get_relinfo(rel), slot, in_slot);
+}
+
+/*
+ * Whether the row at tid is a tail row, and (*external) whether it has
+ * external values; false when there is no row there (heap then reports
+ * what it finds).
+ */
+static bool
+slim_old_row_tail(Relation rel, ItemPointer tid, bool *external)
+{
+	Buffer		buffer;
+	Page		page;
+	ItemId		lp;
+	bool		found = false;
+	bool		tail = false;
+
+	*external = false;
+	buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(buffer);
+	if (ItemPointerGetOffsetNumber(tid) <= PageGetMaxOffsetNumber(page))
+	{
+		lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));
+		if (ItemIdIsNormal(lp))
+		{
+			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(page, lp);
+
+			found = true;
+			tail = SlimHeaderHasTail(td);
+			*external = (td->t_infomask & HEAP_HASEXTERNAL) != 0;
+		}
+	}
+	UnlockReleaseBuffer(buffer);
+	return found && tail;
+}
+
+/*
+ * Invariant C3: under logical WAL, heap logs the old row of a REPLICA
+ * IDENTITY FULL table whole, and logical decoding would read a tail row's
+ * prefix only.  Refuse rather than send subscribers a row they misread.
+ */
+static void
+slim_guard_old_tail(Relation rel, ItemPointer tid)
+{
+	bool		external;
+
+	if (!RelationIsLogicallyLogged(rel) ||
+		rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
+		return;
+	if (slim_old_row_tail(rel, tid, &external))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot update or delete a row with a compressed tail in table \"%s\" while wal_level is logical",
+						RelationGetRelationName(rel)),
+				 errdetail("REPLICA IDENTITY FULL logs the old row whole, and logical decoding reads it as a heap row."),
+				 errhint("Rewrite the table first (VACUUM FULL %s): while wal_level is logical its rows are rewritten without tails.",
+						 RelationGetRelationName(rel))));
 }
 
 /*
@@ -111,8 +179,7 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 	for (i = 0; i < ntuples; i++)
 	{
-		(void) slim_slot_fit(slots[i], info->options.null_bitmap,
-							 info->min_natts);
+		(void) slim_slot_fit(slots[i], info);
 		slim_slot_lend_stored(slots[i], true);
 	}
 	slim_extend_as_needed(bistate);
@@ -135,6 +202,28 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	bool		in_slot;
 	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
 	TM_Result	result;
+	bool		old_external;
+
+	slim_guard_old_tail(rel, otid);
+
+	/*
+	 * heap_update() runs the toaster when the old row has external values,
+	 * and the toaster would deform the new row as a heap row: a tail there
+	 * would be lost (invariant C2), so the new row gets no tail.
+	 */
+	if (SlimHeaderHasTail(tuple->t_data))
+		(void) slim_old_row_tail(rel, otid, &old_external);
+	else
+		old_external = false;
+	if (old_external)
+	{
+		SlimRelInfo no_tail = *slim_get_relinfo(rel);
+
+		no_tail.prefix_natts = RelationGetDescr(rel)->natts;
+		if (!in_slot)
+			heap_freetuple(tuple);
+		tuple = slim_prepare_row_with(rel, &no_tail, slot, &in_slot);
+	}
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
@@ -155,9 +244,22 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	return result;
 }
 
+/* heap's delete, after the C3 guard */
+static TM_Result
+slim_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
+				  Snapshot snapshot, Snapshot crosscheck, bool wait,
+				  TM_FailureData *tmfd, bool changingPart)
+{
+	slim_guard_old_tail(rel, tid);
+	return GetHeapamTableAmRoutine()->tuple_delete(rel, tid, cid, snapshot,
+												   crosscheck, wait, tmfd,
+												   changingPart);
+}
+
 void
 slim_init_write_routine(TableAmRoutine *routine)
 {
+	routine->tuple_delete = slim_tuple_delete;
 	routine->tuple_insert = slim_tuple_insert;
 	routine->tuple_insert_speculative = slim_tuple_insert_speculative;
 	routine->multi_insert = slim_multi_insert;

@@ -30,6 +30,7 @@
 #include "utils/tuplesort.h"
 
 #include "slim_compat.h"
+#include "slim_tail.h"
 #include "slimheap.h"
 
 /* What a rewrite needs while it copies rows. */
@@ -40,6 +41,7 @@ typedef struct SlimRewrite
 	RewriteState rwstate;
 	SlimNullBitmap mode;
 	int			min_natts;
+	int			prefix_natts;
 	Datum	   *values;
 	bool	   *isnull;
 } SlimRewrite;
@@ -55,7 +57,7 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 	HeapTuple	new_tuple;
 	int			i;
 
-	heap_deform_tuple(old_tuple, old_desc, rw->values, rw->isnull);
+	slim_deform_tuple(old_tuple, old_desc, rw->values, rw->isnull);
 
 	/* dropped columns keep their slot in the descriptor but lose the data */
 	for (i = 0; i < new_desc->natts; i++)
@@ -65,7 +67,7 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 	}
 
 	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
-								rw->min_natts);
+								rw->min_natts, rw->prefix_natts);
 	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
 	heap_freetuple(new_tuple);
 }
@@ -143,6 +145,7 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	rw.old_rel = OldHeap;
 	rw.new_rel = NewHeap;
 	rw.mode = new_info->options.null_bitmap;
+	rw.prefix_natts = new_info->prefix_natts;
 
 	/*
 	 * The indexes are rebuilt from the new file while the old table's

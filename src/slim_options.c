@@ -17,12 +17,14 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/syscache.h"
 
 #include "slimheap.h"
@@ -48,7 +50,10 @@ typedef struct SlimOptionValue
 typedef struct SlimOptionDef
 {
 	const char *name;
-	const SlimOptionValue *values;	/* terminated by a NULL name */
+	const SlimOptionValue *values;	/* terminated by a NULL name; NULL for
+									 * an integer option */
+	int			min_value;		/* an integer option's range */
+	int			max_value;
 	void		(*assign) (SlimOptions *opts, int value);
 } SlimOptionDef;
 
@@ -59,6 +64,7 @@ typedef struct SlimOptionDef
 static const SlimOptionValue slim_null_bitmap_values[] = {
 	{"full", SLIM_NULL_BITMAP_FULL},
 	{"truncate", SLIM_NULL_BITMAP_TRUNCATE},
+	{"compress", SLIM_NULL_BITMAP_COMPRESS},
 	{NULL, 0}
 };
 
@@ -68,8 +74,20 @@ slim_assign_null_bitmap(SlimOptions *opts, int value)
 	opts->null_bitmap = (SlimNullBitmap) value;
 }
 
+/*
+ * slimheap.prefix_columns: compress rows keep at least this many leading
+ * columns in their standard prefix (docs/format.md, invariant C1).
+ */
+static void
+slim_assign_prefix_columns(SlimOptions *opts, int value)
+{
+	opts->prefix_columns = value;
+}
+
 static const SlimOptionDef slim_option_defs[] = {
-	{"null_bitmap", slim_null_bitmap_values, slim_assign_null_bitmap},
+	{"null_bitmap", slim_null_bitmap_values, 0, 0, slim_assign_null_bitmap},
+	{"prefix_columns", NULL, 0, MaxHeapAttributeNumber,
+	slim_assign_prefix_columns},
 };
 
 #define SLIM_NUM_OPTIONS	lengthof(slim_option_defs)
@@ -78,6 +96,7 @@ static void
 slim_default_options(SlimOptions *opts)
 {
 	opts->null_bitmap = SLIM_NULL_BITMAP_DEFAULT;
+	opts->prefix_columns = 0;
 }
 
 static const SlimOptionDef *
@@ -96,19 +115,33 @@ slim_find_option(const char *name, size_t len)
 
 /*
  * The value of option def called spelled, case-insensitively as core's enum
- * reloptions are, or NULL.
+ * reloptions are, or an integer in range for an integer option: true with
+ * *value and its canonical spelling (palloc'd or static), else false.
  */
-static const SlimOptionValue *
-slim_find_value(const SlimOptionDef *def, const char *spelled)
+static bool
+slim_find_value(const SlimOptionDef *def, const char *spelled, int *value,
+				const char **canonical)
 {
 	const SlimOptionValue *v;
 
+	if (def->values == NULL)
+	{
+		if (!parse_int(spelled, value, 0, NULL) ||
+			*value < def->min_value || *value > def->max_value)
+			return false;
+		*canonical = psprintf("%d", *value);
+		return true;
+	}
 	for (v = def->values; v->name != NULL; v++)
 	{
 		if (pg_strcasecmp(v->name, spelled) == 0)
-			return v;
+		{
+			*value = v->value;
+			*canonical = v->name;
+			return true;
+		}
 	}
-	return NULL;
+	return false;
 }
 
 /* "a", "a" and "b", "a", "b", and "c" (for error details) */
@@ -137,6 +170,9 @@ slim_valid_values(const SlimOptionDef *def)
 	int			n = 0;
 	const SlimOptionValue *v;
 
+	if (def->values == NULL)
+		return psprintf("integers from %d to %d", def->min_value,
+						def->max_value);
 	for (v = def->values; v->name != NULL && n < lengthof(names); v++)
 		names[n++] = v->name;
 	return slim_quoted_list(names, n);
@@ -222,8 +258,9 @@ slim_option_entry(const DefElem *def, bool is_reset)
 {
 	const char *name = slim_option_name(def);
 	const SlimOptionDef *option;
-	const SlimOptionValue *value;
 	const char *spelled;
+	const char *canonical;
+	int			value;
 
 	Assert(name != NULL);
 	option = slim_find_option(name, strlen(name));
@@ -246,15 +283,22 @@ slim_option_entry(const DefElem *def, bool is_reset)
 
 	/* a bare name means "true", as for core's options */
 	spelled = def->arg != NULL ? defGetString((DefElem *) def) : "true";
-	value = slim_find_value(option, spelled);
-	if (value == NULL)
+	if (!slim_find_value(option, spelled, &value, &canonical))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("invalid value for slimheap option \"%s\": \"%s\"",
 						option->name, spelled),
 				 errdetail("Valid values are %s.", slim_valid_values(option))));
 
-	return psprintf(SLIM_OPTION_PREFIX "%s=%s", option->name, value->name);
+	/* invariant C3 (docs/format.md): say so now, not never */
+	if (option->assign == slim_assign_null_bitmap &&
+		value == SLIM_NULL_BITMAP_COMPRESS && XLogLogicalInfoActive())
+		ereport(WARNING,
+				(errmsg("slimheap.null_bitmap = compress stores no compressed tails while wal_level is logical"),
+				 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
+				 errhint("Set wal_level to replica to store compressed tails.")));
+
+	return psprintf(SLIM_OPTION_PREFIX "%s=%s", option->name, canonical);
 }
 
 /* length of the "slimheap.<name>" part of an entry */
@@ -437,16 +481,16 @@ slim_read_options(Oid relid, SlimOptions *opts)
 		const char *name = entry + SLIM_OPTION_PREFIX_LEN;
 		const char *eq = strchr(name, '=');
 		const SlimOptionDef *option;
-		const SlimOptionValue *value;
+		const char *canonical;
+		int			value;
 
 		if (eq == NULL)
 			continue;
 		option = slim_find_option(name, eq - name);
 		if (option == NULL)
 			continue;
-		value = slim_find_value(option, eq + 1);
-		if (value != NULL)
-			option->assign(opts, value->value);
+		if (slim_find_value(option, eq + 1, &value, &canonical))
+			option->assign(opts, value);
 	}
 	list_free_deep(entries);
 }

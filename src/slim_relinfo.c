@@ -3,15 +3,21 @@
  * slim_relinfo.c
  *	  Per-relation facts the write paths need, cached in the relcache.
  *
- * The options and the T1 floor (see slimheap.h) are computed once per
- * relcache entry and kept in rd_amcache, which the relcache frees whenever
- * the entry is invalidated (ALTER TABLE, a change of options, ADD COLUMN ...
- * DEFAULT), so every backend picks up changes at its next use.
+ * The options, the T1 floor and the C1 prefix floor (see slimheap.h) are
+ * computed once per relcache entry and kept in rd_amcache, which the
+ * relcache frees whenever the entry is invalidated (ALTER TABLE, a change of
+ * options, ADD COLUMN ... DEFAULT, CREATE INDEX, a change of replica
+ * identity), so every backend picks up changes at its next use.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
+#include "access/xlog.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_class.h"
+#include "nodes/bitmapset.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -21,37 +27,82 @@
 /*
  * Table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL, SET ACCESS METHOD) write
  * into a transient relation that make_new_heap() names "pg_temp_<oid of the
- * table being rewritten>" and whose attributes carry no missing values.  Its
- * file becomes the old table's, and the indexes are rebuilt *before*
- * RelationClearMissing() drops the old table's missing values, so the
- * rewritten rows must honour the old table's fast defaults too.
+ * table being rewritten>" and whose attributes carry no missing values and
+ * which has no indexes.  Its file becomes the old table's, and the indexes
+ * are rebuilt *before* RelationClearMissing() drops the old table's missing
+ * values, so the rewritten rows must honour the old table's fast defaults
+ * and indexes too.  Returns that table, opened, or NULL.
  *
  * Keying on the name costs nothing for ordinary tables; a user table that
  * happens to be named like that only keeps a few more NULLs.
  */
-static int
-slim_rewrite_source_missing_natts(Relation rel)
+static Relation
+slim_rewrite_source(Relation rel)
 {
 	const char *relname = RelationGetRelationName(rel);
 	char	   *end;
 	unsigned long source;
 	Relation	source_rel;
-	int			floor;
 
 	if (strncmp(relname, "pg_temp_", 8) != 0)
-		return 0;
+		return NULL;
 	source = strtoul(relname + 8, &end, 10);
 	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX)
-		return 0;
+		return NULL;
 
-	/* the rule is slim_tuple.c's, applied to the old table's descriptor */
 	source_rel = RelationIdGetRelation((Oid) source);
-	if (!RelationIsValid(source_rel))
-		return 0;
-	floor = slim_missing_natts_upto(RelationGetDescr(source_rel),
-									RelationGetDescr(rel)->natts);
-	RelationClose(source_rel);
-	return floor;
+	return RelationIsValid(source_rel) ? source_rel : NULL;
+}
+
+/*
+ * The last attribute any index of rel reads (keys, INCLUDE columns,
+ * expressions, predicates; the replica identity's are among them), or 0.
+ */
+int
+slim_index_natts(Relation rel)
+{
+	Bitmapset  *attrs;
+	int			x = -1;
+	int			last = 0;
+
+#if PG_VERSION_NUM >= 160000
+	attrs = bms_union(RelationGetIndexAttrBitmap(rel,
+												 INDEX_ATTR_BITMAP_HOT_BLOCKING),
+					  RelationGetIndexAttrBitmap(rel,
+												 INDEX_ATTR_BITMAP_SUMMARIZED));
+#else
+	attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+#endif
+	while ((x = bms_next_member(attrs, x)) >= 0)
+		last = Max(last, x + FirstLowInvalidHeapAttributeNumber);
+	bms_free(attrs);
+	return last;
+}
+
+/*
+ * Invariant C1: the attributes every compress row of rel keeps in its
+ * standard prefix, or natts when no row may have a tail (C3: logical
+ * decoding reads WAL tuples as heap's; REPLICA IDENTITY FULL logs old rows
+ * whole).
+ */
+static int
+slim_prefix_floor(Relation rel, Relation source, const SlimRelInfo *info)
+{
+	int			natts = RelationGetDescr(rel)->natts;
+	int			floor;
+
+	if (info->options.null_bitmap != SLIM_NULL_BITMAP_COMPRESS ||
+		RelationIsLogicallyLogged(rel) ||
+		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
+		(source != NULL &&
+		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
+		return natts;
+
+	floor = Max(info->min_natts, info->options.prefix_columns);
+	floor = Max(floor, slim_index_natts(rel));
+	if (source != NULL)
+		floor = Max(floor, slim_index_natts(source));
+	return Min(floor, natts);
 }
 
 const SlimRelInfo *
@@ -59,11 +110,22 @@ slim_build_relinfo(Relation rel)
 {
 	SlimRelInfo *info;
 	SlimRelInfo local;
+	Relation	source;
 
 	/* compute everything first: a syscache lookup may flush rd_amcache */
 	slim_read_options(RelationGetRelid(rel), &local.options);
-	local.min_natts = Max(slim_missing_natts(RelationGetDescr(rel)),
-						  slim_rewrite_source_missing_natts(rel));
+	local.min_natts = slim_missing_natts(RelationGetDescr(rel));
+	source = slim_rewrite_source(rel);
+	if (source != NULL)
+	{
+		/* the rule is slim_tuple.c's, applied to the old table's descriptor */
+		local.min_natts = Max(local.min_natts,
+							  slim_missing_natts_upto(RelationGetDescr(source),
+													  RelationGetDescr(rel)->natts));
+	}
+	local.prefix_natts = slim_prefix_floor(rel, source, &local);
+	if (source != NULL)
+		RelationClose(source);
 
 	info = MemoryContextAlloc(CacheMemoryContext, sizeof(SlimRelInfo));
 	*info = local;

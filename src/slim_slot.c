@@ -31,15 +31,41 @@
 
 #include "slim_compat.h"
 #include "slim_slot.h"
+#include "slim_tail.h"
 #include "slimheap.h"
 
-
+/*
+ * A compress slot forms rows with its relation's prefix floor, which the
+ * slot is not told: slot_callbacks leaves it here for the slot that
+ * table_slot_create() makes right after, recognised by its descriptor.  A
+ * slot that finds none forms truncate rows, which the write path re-forms
+ * (it compares with the relation's own floor anyway).
+ */
+static struct
+{
+	TupleDesc	desc;
+	Oid			typeid;
+	int			prefix_natts;
+}			slim_next_slot;
 
 static inline SlimNullBitmap
 slim_slot_mode(TupleTableSlot *slot)
 {
+	if (slot->tts_ops == &TTSOpsSlimCompress)
+		return ((SlimTupleTableSlot *) slot)->prefix_natts >= 0 ?
+			SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
 	return slot->tts_ops == &TTSOpsSlimFull ?
 		SLIM_NULL_BITMAP_FULL : SLIM_NULL_BITMAP_TRUNCATE;
+}
+
+/* the former of a slot's materialize and copyslot */
+static inline HeapTuple
+slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
+			   const bool *isnull)
+{
+	return slim_form_tuple(desc, values, isnull,
+						   slim_slot_mode(&sslot->base.base.base),
+						   sslot->floor_natts, sslot->prefix_natts);
 }
 
 /*
@@ -74,7 +100,7 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
  */
 static void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
-					  SlimNullBitmap mode, int min_natts)
+					  SlimNullBitmap mode, int min_natts, int prefix_natts)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
 	TupleTableSlot *reader = sslot->reader;
@@ -91,6 +117,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	slot->tts_nvalid = 0;
 	sslot->formed_mode = mode;
 	sslot->formed_floor = min_natts;
+	sslot->formed_prefix = prefix_natts;
 
 	breader->base.tuple = tuple;
 	breader->base.off = 0;
@@ -129,6 +156,11 @@ tts_slim_init(TupleTableSlot *slot)
 
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
 	sslot->formed_floor = -1;
+	sslot->prefix_natts = -1;
+	if (slot->tts_ops == &TTSOpsSlimCompress &&
+		slot->tts_tupleDescriptor == slim_next_slot.desc &&
+		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
+		sslot->prefix_natts = slim_next_slot.prefix_natts;
 }
 
 /* ExecClearTuple() (our clear) has released the reader's pin by now */
@@ -154,16 +186,44 @@ tts_slim_clear(TupleTableSlot *slot)
 
 /*
  * Only reached when the slot holds a tuple (a virtual one has every value
- * valid), which the reader holds too.
+ * valid), which the reader holds too.  heap's code deforms a standard row,
+ * and the prefix of a tail row; an attribute past the prefix decodes the
+ * whole tail.
  */
 static void
 tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 {
-	TupleTableSlot *reader = ((SlimTupleTableSlot *) slot)->reader;
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleTableSlot *reader = sslot->reader;
+	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
+	int			prefix_natts;
+	int			stored_natts;
+	uint32		prefix_end;
 
 	Assert(!TTS_EMPTY(reader));
-	slot_getsomeattrs(reader, natts);
-	slot->tts_nvalid = reader->tts_nvalid;
+	if (likely(!SlimHeaderHasTail(td)) ||
+		natts <= (prefix_natts = HeapTupleHeaderGetNatts(td)))
+	{
+		slot_getsomeattrs(reader, natts);
+		slot->tts_nvalid = reader->tts_nvalid;
+		return;
+	}
+
+	/* heap's deforming leaves its offset past the last attribute it read */
+	prefix_end = 0;
+	if (prefix_natts > 0)
+	{
+		slot_getsomeattrs(reader, prefix_natts);
+		Assert(reader->tts_nvalid == prefix_natts);
+		prefix_end = ((HeapTupleTableSlot *) reader)->off;
+	}
+	stored_natts = slim_deform_tail(td, slot->tts_tupleDescriptor, prefix_end,
+									slot->tts_values, slot->tts_isnull);
+	slot->tts_nvalid = stored_natts;
+	if (stored_natts < slot->tts_tupleDescriptor->natts)
+		slot_getmissingattrs(slot, stored_natts,
+							 slot->tts_tupleDescriptor->natts);
+	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
 }
 
 static Datum
@@ -198,22 +258,22 @@ tts_slim_materialize(TupleTableSlot *slot)
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 	if (SLIM_TUPLE(sslot) == NULL)
 	{
-		tuple = slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
-								slot->tts_isnull, slim_slot_mode(slot),
-								sslot->floor_natts);
+		tuple = slim_slot_form(sslot, slot->tts_tupleDescriptor,
+							   slot->tts_values, slot->tts_isnull);
 		floor = sslot->floor_natts;
 	}
 	else
 		tuple = heap_copytuple(SLIM_TUPLE(sslot));
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(sslot, tuple, slim_slot_mode(slot), floor);
+	slim_slot_store_owned(sslot, tuple, slim_slot_mode(slot), floor,
+						  sslot->prefix_natts);
 }
 
 /*
- * The stored tuple a slot holds, when its attributes past the tuple's natts
- * are NULL (not fast defaults of its descriptor), so that a new header is
- * all it takes to store it elsewhere; NULL otherwise.
+ * The stored tuple a slot holds, when it is standard and its attributes past
+ * the tuple's natts are NULL (not fast defaults of its descriptor), so that
+ * a new header is all it takes to store it elsewhere; NULL otherwise.
  */
 static HeapTuple
 slim_slot_plain_tuple(TupleTableSlot *slot)
@@ -225,8 +285,9 @@ slim_slot_plain_tuple(TupleTableSlot *slot)
 	{
 		tuple = SLIM_TUPLE((SlimTupleTableSlot *) slot);
 		if (tuple != NULL &&
-			HeapTupleHeaderGetNatts(tuple->t_data) <
-			((SlimTupleTableSlot *) slot)->floor_natts)
+			(SlimHeaderHasTail(tuple->t_data) ||
+			 HeapTupleHeaderGetNatts(tuple->t_data) <
+			 ((SlimTupleTableSlot *) slot)->floor_natts))
 			return NULL;
 		return tuple;
 	}
@@ -255,6 +316,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	TupleDesc	desc = dstslot->tts_tupleDescriptor;
 	HeapTuple	source = NULL;
 	HeapTuple	tuple;
+	SlimNullBitmap mode = slim_slot_mode(dstslot);
 	MemoryContext oldcxt;
 
 	if (srcslot->tts_tupleDescriptor->natts != desc->natts)
@@ -275,25 +337,26 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		return;
 	}
 
-	source = TTS_IS_VIRTUAL(srcslot) ? NULL : slim_slot_plain_tuple(srcslot);
+	/* a tail is never made by rewriting a header: compress forms anew */
+	if (!TTS_IS_VIRTUAL(srcslot) && mode != SLIM_NULL_BITMAP_COMPRESS)
+		source = slim_slot_plain_tuple(srcslot);
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
-		tuple = slim_refit_tuple(source, desc, slim_slot_mode(dstslot),
-								 dst->floor_natts);
+		tuple = slim_refit_tuple(source, desc, mode, dst->floor_natts);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
 	}
 	else
 	{
 		slot_getallattrs(srcslot);
-		tuple = slim_form_tuple(desc, srcslot->tts_values, srcslot->tts_isnull,
-								slim_slot_mode(dstslot), dst->floor_natts);
+		tuple = slim_slot_form(dst, desc, srcslot->tts_values,
+							   srcslot->tts_isnull);
 	}
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(dst, tuple, slim_slot_mode(dstslot),
-						  dst->floor_natts);
+	slim_slot_store_owned(dst, tuple, mode, dst->floor_natts,
+						  dst->prefix_natts);
 	/* as heap's slots do: the copy of a stored row knows where it is */
 	dstslot->tts_tid = tuple->t_self;
 }
@@ -418,11 +481,24 @@ tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
 
 const TupleTableSlotOps TTSOpsSlimTruncate = SLIM_SLOT_OPS;
 const TupleTableSlotOps TTSOpsSlimFull = SLIM_SLOT_OPS;
+const TupleTableSlotOps TTSOpsSlimCompress = SLIM_SLOT_OPS;
 
+/* slot_callbacks: the ops of rel's mode (and, for compress, its floor) */
 const TupleTableSlotOps *
-slim_slot_ops(SlimNullBitmap mode)
+slim_slot_ops(Relation rel, const SlimRelInfo *info)
 {
-	return mode == SLIM_NULL_BITMAP_FULL ? &TTSOpsSlimFull : &TTSOpsSlimTruncate;
+	switch (info->options.null_bitmap)
+	{
+		case SLIM_NULL_BITMAP_FULL:
+			return &TTSOpsSlimFull;
+		case SLIM_NULL_BITMAP_COMPRESS:
+			slim_next_slot.desc = RelationGetDescr(rel);
+			slim_next_slot.typeid = RelationGetDescr(rel)->tdtypeid;
+			slim_next_slot.prefix_natts = info->prefix_natts;
+			return &TTSOpsSlimCompress;
+		default:
+			return &TTSOpsSlimTruncate;
+	}
 }
 
 /*
@@ -462,35 +538,40 @@ slim_slot_lend_stored(TupleTableSlot *slot, bool lend)
 }
 
 /*
- * Make a slimheap slot hold its row in the form a relation stores it (mode,
- * and at least min_natts attributes), owned by the slot so that heap can
- * write the header; return that tuple.  The row must also read back right
- * through the slot's own descriptor, which may be another table's (the
- * scan slot of INSERT ... SELECT, handed over as it is).
+ * Make a slimheap slot hold its row in the form relation info stores it
+ * (mode, at least min_natts attributes, a tail only past prefix_natts),
+ * owned by the slot so that heap can write the header; return that tuple.
+ * The row must also read back right through the slot's own descriptor,
+ * which may be another table's (the scan slot of INSERT ... SELECT, handed
+ * over as it is).
  */
 HeapTuple
-slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
+slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HeapTuple	tuple = SLIM_TUPLE(sslot);
+	SlimNullBitmap mode = info->options.null_bitmap;
+	int			min_natts = Max(info->min_natts, sslot->floor_natts);
 	HeapTuple	fitted;
 	MemoryContext oldcxt;
 
 	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(slot));
-	min_natts = Max(min_natts, sslot->floor_natts);
 
 	/* formed for this already (materialized or copied into the slot) */
-	if (sslot->formed_floor >= min_natts && sslot->formed_mode == mode)
+	if (sslot->formed_floor >= min_natts && sslot->formed_mode == mode &&
+		(mode != SLIM_NULL_BITMAP_COMPRESS ||
+		 sslot->formed_prefix >= info->prefix_natts))
 		return tuple;
 
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-	if (tuple == NULL ||
+	if (tuple == NULL || mode == SLIM_NULL_BITMAP_COMPRESS ||
+		SlimHeaderHasTail(tuple->t_data) ||
 		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
 	{
 		slot_getallattrs(slot);
 		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
-								 mode, min_natts);
+								 mode, min_natts, info->prefix_natts);
 	}
 	else
 	{
@@ -502,11 +583,13 @@ slim_slot_fit(TupleTableSlot *slot, SlimNullBitmap mode, int min_natts)
 	MemoryContextSwitchTo(oldcxt);
 
 	if (fitted != NULL)
-		slim_slot_store_owned(sslot, fitted, mode, min_natts);
+		slim_slot_store_owned(sslot, fitted, mode, min_natts,
+							  info->prefix_natts);
 	else
 	{
 		sslot->formed_mode = mode;
 		sslot->formed_floor = min_natts;
+		sslot->formed_prefix = info->prefix_natts;
 	}
 	return SLIM_TUPLE(sslot);
 }

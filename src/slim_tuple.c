@@ -30,6 +30,7 @@
 #include "utils/expandeddatum.h"
 
 #include "slim_compat.h"
+#include "slim_tail.h"
 #include "slimheap.h"
 
 /*
@@ -98,20 +99,24 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 
 
 /*
- * What the data area of a row's first natts attributes needs, computed the
- * way heap_fill_tuple() lays values out.  *toastable is set when one of
- * them is a varlena the toaster could compress or move out of line.
+ * Where the data of attributes [from, to) ends when it starts at offset off
+ * of a row's MAXALIGNed data area, laid out the way heap_fill_tuple() lays
+ * values out.  *hasnull is set when one of them is NULL, *external when one
+ * is a TOAST pointer, *toastable when one is a varlena the toaster could
+ * compress or move out of line.
  */
-static Size
+Size
 slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-			   int natts, bool *hasnull, bool *toastable)
+			   int from, int to, Size off, bool *hasnull, bool *external,
+			   bool *toastable)
 {
-	Size		len = 0;
+	Size		len = off;
 	int			i;
 
 	*hasnull = false;
+	*external = false;
 	*toastable = false;
-	for (i = 0; i < natts; i++)
+	for (i = from; i < to; i++)
 	{
 		Form_pg_attribute att;
 		Pointer		val;
@@ -124,6 +129,9 @@ slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 		att = TupleDescAttr(tupdesc, i);
 		val = DatumGetPointer(values[i]);
 
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL(val) &&
+			!VARATT_IS_EXTERNAL_EXPANDED(val))
+			*external = true;
 		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
 		{
 			*toastable = true;
@@ -148,18 +156,19 @@ slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 }
 
 /*
- * Write the values of the first natts attributes at data (zeroed, MAXALIGNed
- * memory of the size slim_data_size() gave), byte for byte as heap does,
- * and the flags that describe them into *infomask.
+ * Write the values of attributes [from, to) at offset off of start (zeroed,
+ * MAXALIGNed memory of the size slim_data_size() gave), byte for byte as
+ * heap does, and the flags that describe them into *infomask.  Returns
+ * where they end.
  */
-static void
+Size
 slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-			   int natts, char *data, uint16 *infomask)
+			   int from, int to, char *start, Size off, uint16 *infomask)
 {
-	char	   *start = data;
+	char	   *data = start + off;
 	int			i;
 
-	for (i = 0; i < natts; i++)
+	for (i = from; i < to; i++)
 	{
 		Form_pg_attribute att;
 		Pointer		val;
@@ -231,6 +240,50 @@ slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 		}
 		data += len;
 	}
+	return data - start;
+}
+
+/*
+ * A zeroed tuple of len bytes whose header stores natts attributes, with
+ * hoff and, when hasnull, the bitmap of the first natts flags of isnull.
+ * The caller fills in the data.
+ */
+HeapTuple
+slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff, Size len,
+				 bool hasnull, const bool *isnull)
+{
+	HeapTuple	tuple;
+	HeapTupleHeader td;
+	int			i;
+
+	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + len);
+	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+	tuple->t_data = td;
+	tuple->t_len = len;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
+
+	/*
+	 * slim_tuple_set_datum() fills in the composite-datum fields (length,
+	 * type, typmod and, on 15.20 and later 15.x, the version of a versioned
+	 * row type) and may read natts from the header, so natts goes first.
+	 */
+	HeapTupleHeaderSetNatts(td, natts);
+	td->t_hoff = hoff;
+	slim_tuple_set_datum(td, tupdesc, len);
+
+	td->t_infomask &= ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
+	if (hasnull)
+	{
+		td->t_infomask |= HEAP_HASNULL;
+		/* palloc0 left every bit 0 (NULL): set those of the values */
+		for (i = 0; i < natts; i++)
+		{
+			if (!isnull[i])
+				td->t_bits[i >> 3] |= 1 << (i & 7);
+		}
+	}
+	return tuple;
 }
 
 /*
@@ -241,24 +294,26 @@ slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
  * min_natts and omits the bitmap when none of the stored attributes is NULL.
  * The data bytes are heap's in both forms (NULLs take no data bytes); only
  * the header differs.  The trailing NULLs are never visited beyond finding
- * where they start.
+ * where they start.  SLIM_NULL_BITMAP_COMPRESS stores the attributes past
+ * prefix_natts in a compressed tail (slim_tail.c) when that is shorter and
+ * allowed (docs/format.md); else it is truncate.
  */
 HeapTuple
 slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-				SlimNullBitmap mode, int min_natts)
+				SlimNullBitmap mode, int min_natts, int prefix_natts)
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;
 	bool		hasnull;
+	bool		external;
 	bool		toastable;
 	Size		hoff;
 	Size		data_len;
 	HeapTuple	tuple;
-	HeapTupleHeader td;
-	int			i;
 
 	/* heap's form, or nothing trailing to leave out: heap's own former */
-	if (mode == SLIM_NULL_BITMAP_FULL || natts == 0 || !isnull[natts - 1])
+	if (mode == SLIM_NULL_BITMAP_FULL || natts == 0 ||
+		(!isnull[natts - 1] && mode != SLIM_NULL_BITMAP_COMPRESS))
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
 	if (natts > MaxTupleAttributeNumber)
@@ -267,18 +322,38 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 				 errmsg("number of columns (%d) exceeds limit (%d)",
 						natts, MaxTupleAttributeNumber)));
 
-	stored_natts = slim_stored_natts(tupdesc, isnull, min_natts);
+	stored_natts = isnull[natts - 1] ?
+		slim_stored_natts(tupdesc, isnull, min_natts) : natts;
 
 	/* nothing to leave out: heap's own former gives the same bytes */
-	if (stored_natts == natts)
+	if (stored_natts == natts && mode != SLIM_NULL_BITMAP_COMPRESS)
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
-	data_len = slim_data_size(tupdesc, values, isnull, stored_natts,
-							  &hasnull, &toastable);
+	data_len = slim_data_size(tupdesc, values, isnull, 0, stored_natts, 0,
+							  &hasnull, &external, &toastable);
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
 	if (hasnull)
 		hoff += BITMAPLEN(stored_natts);
 	hoff = MAXALIGN(hoff);
+
+	/*
+	 * A tail row must never meet the toaster (invariant C2): no external
+	 * value, and short enough in heap's own form (a bitmap for every
+	 * attribute) that heap would not have compressed anything either.
+	 */
+	if (mode == SLIM_NULL_BITMAP_COMPRESS && hasnull && !external &&
+		Max(prefix_natts, min_natts) < stored_natts &&
+		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
+		data_len <= TOAST_TUPLE_THRESHOLD)
+	{
+		tuple = slim_form_tail_tuple(tupdesc, values, isnull, stored_natts,
+									 Max(prefix_natts, min_natts),
+									 hoff + data_len);
+		if (tuple != NULL)
+			return tuple;
+	}
+	if (stored_natts == natts)
+		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
 	/*
 	 * heap_insert(), heap_update() and the rewrite of CLUSTER run the toaster
@@ -292,36 +367,10 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 		data_len > TOAST_TUPLE_THRESHOLD)
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
-	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + hoff + data_len);
-	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
-	tuple->t_data = td;
-	tuple->t_len = hoff + data_len;
-	ItemPointerSetInvalid(&tuple->t_self);
-	tuple->t_tableOid = InvalidOid;
-
-	/*
-	 * slim_tuple_set_datum() fills in the composite-datum fields (length,
-	 * type, typmod and, on 15.20 and later 15.x, the version of a versioned
-	 * row type) and may read natts from the header, so natts goes first.
-	 */
-	HeapTupleHeaderSetNatts(td, stored_natts);
-	td->t_hoff = hoff;
-	slim_tuple_set_datum(td, tupdesc, hoff + data_len);
-
-	td->t_infomask &= ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
-	if (hasnull)
-	{
-		td->t_infomask |= HEAP_HASNULL;
-		/* palloc0 left every bit 0 (NULL): set those of the values */
-		for (i = 0; i < stored_natts; i++)
-		{
-			if (!isnull[i])
-				td->t_bits[i >> 3] |= 1 << (i & 7);
-		}
-	}
-	slim_fill_data(tupdesc, values, isnull, stored_natts, (char *) td + hoff,
-				   &td->t_infomask);
-
+	tuple = slim_alloc_tuple(tupdesc, stored_natts, hoff, hoff + data_len,
+							 hasnull, isnull);
+	slim_fill_data(tupdesc, values, isnull, 0, stored_natts,
+				   (char *) tuple->t_data + hoff, 0, &tuple->t_data->t_infomask);
 	return tuple;
 }
 

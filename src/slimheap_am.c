@@ -34,7 +34,7 @@ static bool slim_routine_ready = false;
 static const TupleTableSlotOps *
 slim_slot_callbacks(Relation rel)
 {
-	return slim_slot_ops(slim_get_relinfo(rel)->options.null_bitmap);
+	return slim_slot_ops(rel, slim_get_relinfo(rel));
 }
 
 static void

@@ -54,7 +54,9 @@ PG_FUNCTION_INFO_V1(formbench);
 typedef enum Former
 {
 	FORMER_HEAP,				/* heap_form_tuple() */
-	FORMER_SLIMHEAP				/* slim_form_tuple(), "truncate" mode */
+	FORMER_SLIMHEAP,			/* slim_form_tuple(), "truncate" mode */
+	FORMER_COMPRESS				/* slim_form_tuple(), "compress" mode, with
+								 * the first column (the key) in the prefix */
 } Former;
 
 typedef struct RowPool
@@ -274,10 +276,12 @@ parse_former(const char *name)
 		return FORMER_HEAP;
 	if (strcmp(name, "slimheap") == 0)
 		return FORMER_SLIMHEAP;
+	if (strcmp(name, "compress") == 0)
+		return FORMER_COMPRESS;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("unknown former \"%s\"", name),
-			 errhint("Valid formers are heap and slimheap.")));
+			 errhint("Valid formers are heap, slimheap and compress.")));
 	return FORMER_HEAP;			/* keep the compiler quiet */
 }
 
@@ -306,10 +310,14 @@ run_loop(RowPool *pool, Former former, int64 iterations)
 		if (former == FORMER_HEAP)
 			tuple = heap_form_tuple(pool->tupdesc, pool->values[r],
 									pool->isnull[r]);
+		else if (former == FORMER_SLIMHEAP)
+			tuple = slim_form_tuple(pool->tupdesc, pool->values[r],
+									pool->isnull[r],
+									SLIM_NULL_BITMAP_TRUNCATE, 0, 0);
 		else
 			tuple = slim_form_tuple(pool->tupdesc, pool->values[r],
 									pool->isnull[r],
-									SLIM_NULL_BITMAP_TRUNCATE, 0);
+									SLIM_NULL_BITMAP_COMPRESS, 0, 1);
 		bytes += tuple->t_len;
 		heap_freetuple(tuple);
 	}
