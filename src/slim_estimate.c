@@ -22,6 +22,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/tableam.h"
+#include "catalog/catalog.h"
 #include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
