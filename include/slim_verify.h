@@ -30,6 +30,7 @@ typedef struct VerifyState
 	TupleDesc	tupdesc;
 	int			relnatts;
 	Oid			toastrelid;
+	bool		is_slimheap;	/* else heap: no row has a compressed tail */
 
 	/*
 	 * floor_below[n], for n in 0..relnatts: the highest attribute number <= n

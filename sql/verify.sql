@@ -224,6 +224,9 @@ SELECT format('CREATE TABLE %s (%s) USING slimheap
 			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
   FROM generate_series(1, 100) i, unnest(ARRAY['vf_tail_src', 'vf_tail']) t
  GROUP BY t \gexec
+SELECT format('CREATE TABLE vf_tail_heap (%s) USING heap',
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 100) i \gexec
 INSERT INTO vf_tail_src (c50, c100)
 	SELECT g, g FROM generate_series(1, 4) g;
 SELECT lp, form, natts, t_hoff, tail_encoding, stored_natts
@@ -249,7 +252,12 @@ SELECT lo_unlink(:lo);
 SELECT * FROM slimheap.verify('vf_tail');
 SELECT lp, form, tail_encoding, problem FROM slimheap.page_items('vf_tail', 0);
 SELECT live_rows FROM slimheap.stats('vf_tail');
-DROP TABLE vf_tail, vf_tail_src;
+-- the intact page under a heap table: heap never holds tail rows
+SELECT lo_from_bytea(0, :'page') AS lo \gset
+SELECT lo_export(:lo, current_setting('data_directory') || '/' || pg_relation_filepath('vf_tail_heap'));
+SELECT lo_unlink(:lo);
+SELECT * FROM slimheap.verify('vf_tail_heap');
+DROP TABLE vf_tail, vf_tail_src, vf_tail_heap;
 DROP FUNCTION vf_fill;
 
 -- what cannot be verified

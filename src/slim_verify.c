@@ -130,6 +130,7 @@ verify_prepare(VerifyState *st, Relation rel)
 	st->tupdesc = tupdesc;
 	st->relnatts = tupdesc->natts;
 	st->toastrelid = rel->rd_rel->reltoastrelid;
+	st->is_slimheap = slim_is_slimheap_relation(rel);
 	st->isnull = palloc0(Max(st->relnatts, 1) * sizeof(bool));
 	st->values = palloc0(Max(st->relnatts, 1) * sizeof(Datum));
 

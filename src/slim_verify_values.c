@@ -307,6 +307,13 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 	int			nvalues = 0;
 	int			i;
 
+	/* heap's readers would take the tail for bytes past the row's data */
+	if (!st->is_slimheap)
+	{
+		verify_report(st, "compressed-tail marker (t_infomask2 0x%04x) set on a row of a table that is not slimheap",
+					  SLIM_HEAP_TAIL);
+		return false;
+	}
 	if (tup->t_infomask & HEAP_HASEXTERNAL)
 	{
 		verify_report(st, "HEAP_HASEXTERNAL is set on a row with a compressed tail, which never holds TOAST pointers");
