@@ -52,25 +52,35 @@ typedef struct SlimTailInfo
 
 /* slim_tuple.c: heap's layout of values, over attributes [from, to) */
 extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
-						   const bool *isnull, int from, int to, Size off,
-						   bool *hasnull, bool *external, bool *toastable);
+						   const bool *isnull, int from, int to,
+						   const int16 *attnums, Size off, bool *hasnull,
+						   bool *external, bool *toastable);
 extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
 								  Size len, bool hasnull, const bool *isnull);
 extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
 						   const bool *isnull, int from, int to,
-						   char *start, Size off, uint16 *infomask);
+						   const int16 *attnums, char *start, Size off,
+						   uint16 *infomask);
 
 /* slim_tail.c */
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
 									  int prefix_natts, Size truncate_len);
+extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
+										   int prefix_natts);
+extern void slim_order_values(TupleDesc tupdesc, const int16 *positions,
+							  int n, int16 *ordered);
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
+
+/* slim_tail_check.c */
 extern const char *slim_check_tail(HeapTupleHeader td, uint32 len,
 								   TupleDesc tupdesc, SlimTailInfo *info);
+
+/* slim_tail.c */
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
 #endif							/* SLIM_TAIL_H */

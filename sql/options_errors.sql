@@ -29,8 +29,11 @@ SELECT relopts('t'), relopts('h');
 CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bits = full);
 CREATE TABLE bad (a int) USING slimheap WITH ("slimheap.nullbitmap" = full);
 CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bitmap = 'zip');
--- compress is a later form: until then an unknown value like any other
-CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bitmap = compress);
+-- prefix_columns takes an integer from 0 to 1600
+CREATE TABLE bad (a int) USING slimheap WITH (slimheap.prefix_columns = -1);
+CREATE TABLE bad (a int) USING slimheap WITH (slimheap.prefix_columns = 1601);
+CREATE TABLE bad (a int) USING slimheap WITH (slimheap.prefix_columns = 'two');
+CREATE TABLE bad (a int) USING slimheap WITH (slimheap.prefix_columns = 1.5);
 CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bitmap);
 CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bitmap = 1);
 CREATE TABLE bad (a int) USING slimheap WITH (slimheap.null_bitmap = '');
@@ -85,7 +88,7 @@ WHERE indrelid = 't'::regclass;
 --
 ALTER TABLE t SET (slimheap.null_bits = truncate);
 ALTER TABLE t SET (slimheap.null_bitmap = 'zip');
-ALTER TABLE t SET (slimheap.null_bitmap = compress);
+ALTER TABLE t SET (slimheap.prefix_columns = -5);
 ALTER TABLE t SET ("slimheap.null_bitmap" = 'zip');
 ALTER TABLE t SET (slimheap.null_bitmap = truncate, slimheap.null_bitmap = full);
 ALTER TABLE t RESET (slimheap.null_bitmap = full);

@@ -337,13 +337,19 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		return;
 	}
 
-	/* a tail is never made by rewriting a header: compress forms anew */
-	if (!TTS_IS_VIRTUAL(srcslot) && mode != SLIM_NULL_BITMAP_COMPRESS)
+	if (!TTS_IS_VIRTUAL(srcslot))
 		source = slim_slot_plain_tuple(srcslot);
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
-		tuple = slim_refit_tuple(source, desc, mode, dst->floor_natts);
+		/* a standard row: its tail made from its bytes, or a new header */
+		tuple = NULL;
+		if (mode == SLIM_NULL_BITMAP_COMPRESS)
+			tuple = slim_transcode_tail_tuple(source, desc,
+											  Max(dst->prefix_natts,
+												  dst->floor_natts));
+		if (tuple == NULL)
+			tuple = slim_refit_tuple(source, desc, mode, dst->floor_natts);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
 	}
@@ -565,8 +571,7 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 		return tuple;
 
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-	if (tuple == NULL || mode == SLIM_NULL_BITMAP_COMPRESS ||
-		SlimHeaderHasTail(tuple->t_data) ||
+	if (tuple == NULL || SlimHeaderHasTail(tuple->t_data) ||
 		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
 	{
 		slot_getallattrs(slot);
@@ -575,7 +580,14 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	}
 	else
 	{
-		fitted = slim_refit_tuple(tuple, desc, mode, min_natts);
+		/* a standard row: its tail made from its bytes, or a new header */
+		fitted = NULL;
+		if (mode == SLIM_NULL_BITMAP_COMPRESS)
+			fitted = slim_transcode_tail_tuple(tuple, desc,
+											   Max(info->prefix_natts,
+												   min_natts));
+		if (fitted == NULL)
+			fitted = slim_refit_tuple(tuple, desc, mode, min_natts);
 		/* heap writes into the header: never into a shared buffer */
 		if (fitted == NULL && !TTS_SHOULDFREE(slot))
 			fitted = heap_copytuple(tuple);

@@ -13,8 +13,10 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/tupmacs.h"
+#include "catalog/pg_type.h"
 #include "port/pg_bitutils.h"
 #include "utils/expandeddatum.h"
 
@@ -58,86 +60,163 @@ slim_varint_get(const char **pp)
 	return value;
 }
 
-/* how many flags from isnull[from] on, before to, are NULL (want) or not */
-static inline int
-slim_run_length(const bool *isnull, int from, int to, bool want)
+/*
+ * The 0-based numbers of the non-NULL attributes among [first, end) into
+ * positions; returns how many.  NULL runs are skipped eight flags at a time.
+ */
+static int
+slim_collect_values(const bool *isnull, int first, int end, int16 *positions)
 {
-	uint64		all = want ? SLIM_ALL_NULL : 0;
-	int			i = from;
+	int			n = 0;
+	int			i = first;
 
-	/* wide sparse rows: eight flags at a time while they all agree */
-	while (i + 8 <= to)
+	while (i < end)
 	{
-		uint64		flags;
+		if (i + 8 <= end)
+		{
+			uint64		flags;
 
-		memcpy(&flags, &isnull[i], sizeof(flags));
-		if (flags != all)
-			break;
-		i += 8;
-	}
-	while (i < to && isnull[i] == want)
+			memcpy(&flags, &isnull[i], sizeof(flags));
+			if (flags == SLIM_ALL_NULL)
+			{
+				i += 8;
+				continue;
+			}
+		}
+		if (!isnull[i])
+			positions[n++] = i;
 		i++;
-	return i - from;
+	}
+	return n;
 }
 
 /*
- * The bytes each encoding needs for the NULL map of attributes [first, end)
- * (the last of which is not NULL).
+ * The bytes each encoding needs for the NULL map of the ntail attributes
+ * from first on, whose values are at positions[0 .. n-1] (the last one at
+ * first + ntail - 1).
  */
 static void
-slim_measure_map(const bool *isnull, int first, int end,
+slim_measure_map(const int16 *positions, int n, int first,
 				 Size *runs_len, Size *gaps_len)
 {
-	int			i = first;
+	int			next = first;	/* the first attribute not yet mapped */
+	int			k = 0;
 
 	*runs_len = 0;
 	*gaps_len = 0;
-	while (i < end)
+	while (k < n)
 	{
-		int			nulls = slim_run_length(isnull, i, end, true);
-		int			vals = slim_run_length(isnull, i + nulls, end, false);
+		int			start = k;
 
-		*runs_len += slim_varint_len(nulls) + slim_varint_len(vals);
-		/* a gap before the run's first value, a zero gap before the rest */
-		*gaps_len += slim_varint_len(nulls) + (vals - 1);
-		i += nulls + vals;
+		while (k + 1 < n && positions[k + 1] == positions[k] + 1)
+			k++;
+		k++;
+		/* a NULL run, then the run of values positions[start .. k-1] */
+		*runs_len += slim_varint_len(positions[start] - next) +
+			slim_varint_len(k - start);
+		*gaps_len += slim_varint_len(positions[start] - next) + (k - start - 1);
+		next = positions[k - 1] + 1;
 	}
 }
 
 static char *
-slim_write_map(char *p, SlimTailEncoding encoding, const bool *isnull,
-			   int first, int end)
+slim_write_map(char *p, SlimTailEncoding encoding, const int16 *positions,
+			   int n, int first, int ntail)
 {
-	int			i = first;
+	int			next = first;
+	int			k = 0;
 
 	if (encoding == SLIM_TAIL_BITMAP)
 	{
 		/* the caller zeroed the memory: set the bits of the values */
-		for (i = first; i < end; i++)
-		{
-			if (!isnull[i])
-				p[(i - first) >> 3] |= 1 << ((i - first) & 7);
-		}
-		return p + (end - first + 7) / 8;
+		for (k = 0; k < n; k++)
+			p[(positions[k] - first) >> 3] |= 1 << ((positions[k] - first) & 7);
+		return p + (ntail + 7) / 8;
 	}
 
-	while (i < end)
+	while (k < n)
 	{
-		int			nulls = slim_run_length(isnull, i, end, true);
-		int			vals = slim_run_length(isnull, i + nulls, end, false);
+		int			start = k;
 
-		p = slim_varint_put(p, nulls);
+		while (k + 1 < n && positions[k + 1] == positions[k] + 1)
+			k++;
+		k++;
+		p = slim_varint_put(p, positions[start] - next);
 		if (encoding == SLIM_TAIL_RUNS)
-			p = slim_varint_put(p, vals);
+			p = slim_varint_put(p, k - start);
 		else
-		{
-			/* zero gaps are one zero byte each (the memory is zeroed) */
-			p += vals - 1;
-		}
-		i += nulls + vals;
+			p += k - start - 1;	/* zero gaps: zero bytes, already there */
+		next = positions[k - 1] + 1;
 	}
 	return p;
 }
+
+/*
+ * The group of an attribute's tail value: fixed-length values by falling
+ * alignment, then variable-length ones, so that values pad as little as
+ * they can (docs/format.md).
+ */
+static inline int
+slim_value_group(Form_pg_attribute att)
+{
+	if (att->attlen < 0)
+		return 4;
+	switch (att->attalign)
+	{
+		case TYPALIGN_DOUBLE:
+			return 0;
+		case TYPALIGN_INT:
+			return 1;
+		case TYPALIGN_SHORT:
+			return 2;
+		default:
+			return 3;
+	}
+}
+
+/* positions[0 .. n-1] in the order the tail stores their values */
+void
+slim_order_values(TupleDesc tupdesc, const int16 *positions, int n,
+				  int16 *ordered)
+{
+	int			start[6] = {0};
+	int			k;
+
+	for (k = 0; k < n; k++)
+		start[slim_value_group(TupleDescAttr(tupdesc, positions[k])) + 1]++;
+	for (k = 1; k < 6; k++)
+		start[k] += start[k - 1];
+	for (k = 0; k < n; k++)
+		ordered[start[slim_value_group(TupleDescAttr(tupdesc, positions[k]))]++] =
+			positions[k];
+}
+
+/* the smallest encoding of a map and its length; ties go to RUNS, GAPS */
+static SlimTailEncoding
+slim_choose_encoding(const int16 *positions, int n, int first, int ntail,
+					 Size *map_len)
+{
+	Size		runs_len;
+	Size		gaps_len;
+	Size		bitmap_len = (ntail + 7) / 8;
+
+	slim_measure_map(positions, n, first, &runs_len, &gaps_len);
+	if (runs_len <= gaps_len && runs_len <= bitmap_len)
+	{
+		*map_len = runs_len;
+		return SLIM_TAIL_RUNS;
+	}
+	if (gaps_len <= bitmap_len)
+	{
+		*map_len = gaps_len;
+		return SLIM_TAIL_GAPS;
+	}
+	*map_len = bitmap_len;
+	return SLIM_TAIL_BITMAP;
+}
+
+/* the tail header: one varint, the tail's attribute count and encoding */
+#define SLIM_TAIL_HEADER(ntail, encoding)	(((uint32) (ntail) << 2) | (encoding))
 
 /*
  * Form the tail row of a row whose attributes past stored_natts are NULL,
@@ -151,11 +230,12 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 					 Size truncate_len)
 {
 	int			ntail = stored_natts - prefix_natts;
-	Size		runs_len;
-	Size		gaps_len;
-	Size		bitmap_len = (ntail + 7) / 8;
+	int16		positions[MaxTupleAttributeNumber];
+	int16		ordered[MaxTupleAttributeNumber];
+	int			n;
 	Size		map_len;
 	SlimTailEncoding encoding;
+	uint32		header;
 	Size		prefix_end;
 	Size		values_off;
 	Size		end;
@@ -170,19 +250,17 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 
 	Assert(ntail > 0 && !isnull[stored_natts - 1]);
 
-	slim_measure_map(isnull, prefix_natts, stored_natts, &runs_len, &gaps_len);
-	if (runs_len <= gaps_len && runs_len <= bitmap_len)
-		encoding = SLIM_TAIL_RUNS, map_len = runs_len;
-	else if (gaps_len <= bitmap_len)
-		encoding = SLIM_TAIL_GAPS, map_len = gaps_len;
-	else
-		encoding = SLIM_TAIL_BITMAP, map_len = bitmap_len;
+	n = slim_collect_values(isnull, prefix_natts, stored_natts, positions);
+	encoding = slim_choose_encoding(positions, n, prefix_natts, ntail,
+									&map_len);
+	header = SLIM_TAIL_HEADER(ntail, encoding);
+	slim_order_values(tupdesc, positions, n, ordered);
 
-	prefix_end = slim_data_size(tupdesc, values, isnull, 0, prefix_natts, 0,
-								&prefix_hasnull, &ignore1, &ignore2);
-	values_off = prefix_end + 1 + slim_varint_len(ntail) + map_len;
-	end = slim_data_size(tupdesc, values, isnull, prefix_natts, stored_natts,
-						 values_off, &ignore1, &ignore1, &ignore2);
+	prefix_end = slim_data_size(tupdesc, values, isnull, 0, prefix_natts,
+								NULL, 0, &prefix_hasnull, &ignore1, &ignore2);
+	values_off = prefix_end + slim_varint_len(header) + map_len;
+	end = slim_data_size(tupdesc, values, isnull, 0, n, ordered, values_off,
+						 &ignore1, &ignore1, &ignore2);
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(prefix_hasnull ? BITMAPLEN(prefix_natts) : 0));
 	if (MAXALIGN(hoff + end) >= MAXALIGN(truncate_len))
@@ -194,15 +272,180 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 	td->t_infomask2 |= SLIM_HEAP_TAIL;
 	data = (char *) td + hoff;
 
-	p = data + slim_fill_data(tupdesc, values, isnull, 0, prefix_natts, data,
-							  0, &td->t_infomask);
-	*p++ = (char) encoding;
-	p = slim_varint_put(p, ntail);
-	p = slim_write_map(p, encoding, isnull, prefix_natts, stored_natts);
+	p = data + slim_fill_data(tupdesc, values, isnull, 0, prefix_natts, NULL,
+							  data, 0, &td->t_infomask);
+	p = slim_varint_put(p, header);
+	p = slim_write_map(p, encoding, positions, n, prefix_natts, ntail);
 	Assert(p == data + values_off);
-	end = slim_fill_data(tupdesc, values, isnull, prefix_natts, stored_natts,
-						 data, values_off, &td->t_infomask);
+	end = slim_fill_data(tupdesc, values, isnull, 0, n, ordered, data,
+						 values_off, &td->t_infomask);
 	Assert(hoff + end == tuple->t_len);
+	return tuple;
+}
+
+/* where a stored value of att at tp + off starts, as heap's readers align */
+static inline uint32
+slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
+{
+	if (att->attlen == -1)
+		return att_align_pointer(off, att->attalign, -1, tp + off);
+	return att_align_nominal(off, att->attalign);
+}
+
+/* one value of a source row, as the transcoder copies it */
+typedef struct SlimTailValue
+{
+	uint32		src_off;		/* where it is in the source's data */
+	uint32		len;			/* its bytes */
+	char		align;			/* attalign, or 'c' for a short varlena */
+	uint8		group;			/* slim_value_group() */
+} SlimTailValue;
+
+/*
+ * The tail row of a standard stored row (source: a row of any table with
+ * tupdesc's layout, its attributes past its natts NULL), made from its
+ * bytes without deforming it: its bitmap gives the map, its values are
+ * copied.  NULL when no tail may be made of it or the tail is not shorter
+ * (C2, C4); prefix_natts is the caller's C1 floor.
+ */
+HeapTuple
+slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
+						  int prefix_natts)
+{
+	HeapTupleHeader src = source->t_data;
+	int			src_natts = Min(HeapTupleHeaderGetNatts(src), tupdesc->natts);
+	const char *tp = (const char *) src + src->t_hoff;
+	Size		data_len = source->t_len - src->t_hoff;
+	int16		positions[MaxTupleAttributeNumber];
+	int16		ordered[MaxTupleAttributeNumber];
+	SlimTailValue vals[MaxTupleAttributeNumber];
+	int			start[6] = {0};
+	int			n = 0;
+	int			ntail;
+	int			i;
+	int			k;
+	uint32		off = 0;
+	uint32		prefix_end;
+	bool		prefix_hasnull = false;
+	SlimTailEncoding encoding;
+	Size		map_len;
+	uint32		header;
+	Size		values_off;
+	Size		hoff;
+	Size		truncate_len;
+	HeapTuple	tuple;
+	HeapTupleHeader td;
+	char	   *data;
+	char	   *p;
+
+	/* C2, and nothing to gain without NULLs */
+	if (!(src->t_infomask & HEAP_HASNULL) ||
+		(src->t_infomask & HEAP_HASEXTERNAL) || SlimHeaderHasTail(src) ||
+		src_natts <= prefix_natts ||
+		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+				 BITMAPLEN(tupdesc->natts)) + data_len > TOAST_TUPLE_THRESHOLD)
+		return NULL;
+
+	/* the prefix: heap's walk */
+	for (i = 0; i < prefix_natts; i++)
+	{
+		Form_pg_attribute att;
+
+		if (att_isnull(i, src->t_bits))
+		{
+			prefix_hasnull = true;
+			continue;
+		}
+		att = TupleDescAttr(tupdesc, i);
+		off = slim_align_stored(att, tp, off);
+		off = att_addlength_pointer(off, att->attlen, tp + off);
+	}
+	prefix_end = off;
+
+	/*
+	 * The tail: only its values, found a bitmap byte at a time, each looked
+	 * up in the descriptor once.
+	 */
+	for (k = prefix_natts / 8; k < BITMAPLEN(src_natts); k++)
+	{
+		uint32		bits = src->t_bits[k];
+
+		if (k == prefix_natts / 8)
+			bits &= ~((1U << (prefix_natts % 8)) - 1);
+		if (k == BITMAPLEN(src_natts) - 1 && src_natts % 8 != 0)
+			bits &= (1U << (src_natts % 8)) - 1;
+		while (bits != 0)
+		{
+			Form_pg_attribute att;
+			SlimTailValue *v = &vals[n];
+
+			i = k * 8 + pg_rightmost_one_pos32(bits);
+			bits &= bits - 1;
+			att = TupleDescAttr(tupdesc, i);
+			off = slim_align_stored(att, tp, off);
+			v->src_off = off;
+			v->len = att_addlength_pointer(0, att->attlen, tp + off);
+			v->align = (att->attlen == -1 && VARATT_IS_SHORT(tp + off)) ?
+				TYPALIGN_CHAR : att->attalign;
+			v->group = slim_value_group(att);
+			start[v->group + 1]++;
+			positions[n++] = i;
+			off += v->len;
+		}
+	}
+	if (n == 0)
+		return NULL;
+	ntail = positions[n - 1] + 1 - prefix_natts;
+	truncate_len = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+							(prefix_hasnull || n < ntail ?
+							 BITMAPLEN(prefix_natts + ntail) : 0)) + off;
+
+	encoding = slim_choose_encoding(positions, n, prefix_natts, ntail,
+									&map_len);
+	header = SLIM_TAIL_HEADER(ntail, encoding);
+
+	/* the store order (a counting sort on the groups), and the length */
+	for (k = 1; k < 6; k++)
+		start[k] += start[k - 1];
+	for (k = 0; k < n; k++)
+		ordered[start[vals[k].group]++] = k;
+	values_off = prefix_end + slim_varint_len(header) + map_len;
+	off = values_off;
+	for (k = 0; k < n; k++)
+		off = att_align_nominal(off, vals[ordered[k]].align) +
+			vals[ordered[k]].len;
+	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+					(prefix_hasnull ? BITMAPLEN(prefix_natts) : 0));
+	if (MAXALIGN(hoff + off) >= MAXALIGN(truncate_len))
+		return NULL;
+
+	tuple = slim_alloc_tuple(tupdesc, prefix_natts, hoff, hoff + off, false,
+							 NULL);
+	td = tuple->t_data;
+	td->t_infomask2 |= SLIM_HEAP_TAIL;
+	td->t_infomask |= src->t_infomask & HEAP_HASVARWIDTH;
+	if (prefix_hasnull)
+	{
+		td->t_infomask |= HEAP_HASNULL;
+		memcpy(td->t_bits, src->t_bits, BITMAPLEN(prefix_natts));
+		if (prefix_natts % 8 != 0)
+			td->t_bits[prefix_natts / 8] &= (1 << (prefix_natts % 8)) - 1;
+	}
+	data = (char *) td + hoff;
+	memcpy(data, tp, prefix_end);
+	p = slim_varint_put(data + prefix_end, header);
+	p = slim_write_map(p, encoding, positions, n, prefix_natts, ntail);
+	Assert(p == data + values_off);
+
+	off = values_off;
+	for (k = 0; k < n; k++)
+	{
+		SlimTailValue *v = &vals[ordered[k]];
+
+		off = att_align_nominal(off, v->align);
+		memcpy(data + off, tp + v->src_off, v->len);
+		off += v->len;
+	}
 	return tuple;
 }
 
@@ -214,7 +457,7 @@ uint32
 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc)
 {
 	int			natts = HeapTupleHeaderGetNatts(td);
-	bool		hasnulls = ((td)->t_infomask & HEAP_HASNULL) != 0;
+	bool		hasnulls = (td->t_infomask & HEAP_HASNULL) != 0;
 	char	   *tp = (char *) td + td->t_hoff;
 	uint32		off = 0;
 	int			i;
@@ -225,10 +468,7 @@ slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc)
 
 		if (hasnulls && att_isnull(i, td->t_bits))
 			continue;
-		if (att->attlen == -1)
-			off = att_align_pointer(off, att->attalign, -1, tp + off);
-		else
-			off = att_align_nominal(off, att->attalign);
+		off = slim_align_stored(att, tp, off);
 		off = att_addlength_pointer(off, att->attlen, tp + off);
 	}
 	return off;
@@ -298,28 +538,30 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 	int			first = HeapTupleHeaderGetNatts(td);
 	char	   *tp = (char *) td + td->t_hoff;
 	const char *p = tp + prefix_end;
-	SlimTailEncoding encoding = (SlimTailEncoding) *p++;
-	int			ntail = slim_varint_get(&p);
+	uint32		header = slim_varint_get(&p);
+	int			ntail = header >> 2;
 	int			stored_natts = Min(first + ntail, tupdesc->natts);
 	int16		positions[MaxTupleAttributeNumber];
-	int			nvalues;
+	int16		ordered[MaxTupleAttributeNumber];
+	int			n;
 	uint32		off;
-	int			i;
+	int			k;
 
 	memset(isnull + first, true, stored_natts - first);
 	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
-	nvalues = slim_read_map(&p, encoding, first, ntail, positions);
+	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first, ntail,
+					  positions);
+	while (n > 0 && positions[n - 1] >= stored_natts)
+		n--;
+	slim_order_values(tupdesc, positions, n, ordered);
 	off = p - tp;
 
-	for (i = 0; i < nvalues && positions[i] < stored_natts; i++)
+	for (k = 0; k < n; k++)
 	{
-		int			attnum = positions[i];
+		int			attnum = ordered[k];
 		Form_pg_attribute att = TupleDescAttr(tupdesc, attnum);
 
-		if (att->attlen == -1)
-			off = att_align_pointer(off, att->attalign, -1, tp + off);
-		else
-			off = att_align_nominal(off, att->attalign);
+		off = slim_align_stored(att, tp, off);
 		values[attnum] = fetchatt(att, tp + off);
 		isnull[attnum] = false;
 		off = att_addlength_pointer(off, att->attlen, tp + off);
@@ -356,211 +598,4 @@ slim_tail_encoding_name(SlimTailEncoding encoding)
 			return "bitmap";
 	}
 	return "unknown";
-}
-
-/*
- * The checked twins of the readers above, for slimheap.verify: every read
- * stays inside the row's len bytes.
- */
-static bool
-slim_varint_get_checked(const uint8 *tp, uint32 datalen, uint32 *off,
-						uint32 *value)
-{
-	int			i;
-
-	*value = 0;
-	for (i = 0; i < 3; i++)
-	{
-		if (*off >= datalen)
-			return false;
-		*value |= (uint32) (tp[*off] & 0x7F) << (7 * i);
-		if ((tp[(*off)++] & 0x80) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* the length of the value of att at tp + off, or 0 when it is not sound */
-static uint32
-slim_value_len_checked(Form_pg_attribute att, const uint8 *tp, uint32 datalen,
-					   uint32 off)
-{
-	uint32		room = datalen - off;
-
-	if (att->attlen > 0)
-		return (uint32) att->attlen <= room ? att->attlen : 0;
-	if (att->attlen == -2)
-	{
-		uint32		n = strnlen((const char *) tp + off, room);
-
-		return n < room ? n + 1 : 0;
-	}
-	if (room < 1)
-		return 0;
-	if (VARATT_IS_1B_E(tp + off))
-		return 0;				/* a TOAST pointer: never in a tail */
-	if (VARATT_IS_1B(tp + off))
-	{
-		uint32		n = VARSIZE_1B(tp + off);
-
-		return n >= 1 && n <= room ? n : 0;
-	}
-	if (room < VARHDRSZ)
-		return 0;
-	{
-		uint32		n = VARSIZE_4B(tp + off);
-
-		return n >= VARHDRSZ && n <= room ? n : 0;
-	}
-}
-
-/* align off for att as heap's readers do, reading only inside the row */
-static uint32
-slim_align_checked(Form_pg_attribute att, const uint8 *tp, uint32 datalen,
-				   uint32 off)
-{
-	if (att->attlen == -1)
-	{
-		if (off < datalen && VARATT_NOT_PAD_BYTE(tp + off))
-			return off;
-	}
-	return att_align_nominal(off, att->attalign);
-}
-
-static const char *
-slim_walk_values_checked(TupleDesc tupdesc, const uint8 *tp, uint32 datalen,
-						 const int16 *positions, int n, uint32 *off,
-						 const bool *prefix_nulls)
-{
-	int			i;
-
-	for (i = 0; i < n; i++)
-	{
-		int			attnum = positions[i];
-		Form_pg_attribute att = TupleDescAttr(tupdesc, attnum);
-		uint32		len;
-
-		if (prefix_nulls != NULL && prefix_nulls[i])
-			continue;
-		*off = slim_align_checked(att, tp, datalen, *off);
-		if (*off >= datalen)
-			return psprintf("the value of attribute %d starts at byte %u, past the row's %u data bytes",
-							attnum + 1, *off, datalen);
-		len = slim_value_len_checked(att, tp, datalen, *off);
-		if (len == 0)
-			return psprintf("the value of attribute %d at byte %u is not sound (length, or a TOAST pointer in a tail)",
-							attnum + 1, *off);
-		*off += len;
-	}
-	return NULL;
-}
-
-/*
- * Check the tail of a row of len bytes that carries SLIM_HEAP_TAIL against
- * tupdesc, and describe it in *info: NULL when it is sound, else what is
- * wrong.
- */
-const char *
-slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
-				SlimTailInfo *info)
-{
-	int			first = HeapTupleHeaderGetNatts(td);
-	uint32		datalen;
-	const uint8 *tp;
-	int16		positions[MaxTupleAttributeNumber];
-	bool		prefix_nulls[MaxTupleAttributeNumber];
-	uint32		off = 0;
-	uint32		ntail;
-	int			encoding;
-	int			n = 0;
-	int			i;
-	const char *problem;
-
-	memset(info, 0, sizeof(SlimTailInfo));
-	info->prefix_natts = first;
-	if (td->t_hoff > len)
-		return psprintf("t_hoff %u lies past the row's %u bytes", td->t_hoff, len);
-	if (first > tupdesc->natts)
-		return psprintf("the prefix holds %d attributes, the table has %d",
-						first, tupdesc->natts);
-	datalen = len - td->t_hoff;
-	tp = (const uint8 *) td + td->t_hoff;
-
-	/* the prefix: heap's layout */
-	for (i = 0; i < first; i++)
-	{
-		positions[i] = i;
-		prefix_nulls[i] = ((td)->t_infomask & HEAP_HASNULL) != 0 &&
-			att_isnull(i, td->t_bits);
-	}
-	problem = slim_walk_values_checked(tupdesc, tp, datalen, positions, first,
-									   &off, prefix_nulls);
-	if (problem != NULL)
-		return problem;
-
-	info->tail_off = off;
-	if (off >= datalen)
-		return psprintf("the tail header at byte %u lies past the row's %u data bytes",
-						off, datalen);
-	encoding = tp[off++];
-	if (encoding < SLIM_TAIL_RUNS || encoding > SLIM_TAIL_MAX_ENCODING)
-		return psprintf("unknown tail encoding %d", encoding);
-	info->encoding = (SlimTailEncoding) encoding;
-	if (!slim_varint_get_checked(tp, datalen, &off, &ntail))
-		return "the tail's attribute count runs past the row";
-	if (ntail < 1 || first + ntail > tupdesc->natts)
-		return psprintf("the tail covers attributes %d to %d, the table has %d",
-						first + 1, first + (int) ntail, tupdesc->natts);
-	info->stored_natts = first + ntail;
-	info->map_off = off;
-
-	if (encoding == SLIM_TAIL_BITMAP)
-	{
-		uint32		nbytes = (ntail + 7) / 8;
-
-		if (off + nbytes > datalen)
-			return "the tail's bitmap runs past the row";
-		for (i = 0; i < (int) ntail; i++)
-		{
-			if (tp[off + i / 8] & (1 << (i % 8)))
-				positions[n++] = first + i;
-		}
-		if (ntail % 8 != 0 && (tp[off + nbytes - 1] >> (ntail % 8)) != 0)
-			return "the tail's bitmap has bits set past its last attribute";
-		off += nbytes;
-	}
-	else
-	{
-		uint32		pos = 0;
-
-		while (pos < ntail)
-		{
-			uint32		skip;
-			uint32		vals = 1;
-
-			if (!slim_varint_get_checked(tp, datalen, &off, &skip) ||
-				(encoding == SLIM_TAIL_RUNS &&
-				 !slim_varint_get_checked(tp, datalen, &off, &vals)))
-				return "the tail's map runs past the row";
-			if (vals == 0 || pos + skip + vals > ntail)
-				return psprintf("the tail's map does not add up to its %u attributes",
-								ntail);
-			pos += skip;
-			while (vals-- > 0)
-				positions[n++] = first + pos++;
-		}
-	}
-	if (n == 0 || positions[n - 1] != first + (int) ntail - 1)
-		return "the tail's last attribute is NULL";
-	info->nvalues = n;
-	info->values_off = off;
-
-	problem = slim_walk_values_checked(tupdesc, tp, datalen, positions, n,
-									   &off, NULL);
-	if (problem != NULL)
-		return problem;
-	info->end_off = off;
-	if (off != datalen)
-		return psprintf("the tail ends at byte %u, the row at %u", off, datalen);
-	return NULL;
 }

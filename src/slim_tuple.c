@@ -99,25 +99,26 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 
 
 /*
- * Where the data of attributes [from, to) ends when it starts at offset off
- * of a row's MAXALIGNed data area, laid out the way heap_fill_tuple() lays
+ * Where the data of attributes [from, to) (or of attnums[from .. to - 1])
+ * ends when it starts at offset off of a row's MAXALIGNed data area, laid out the way heap_fill_tuple() lays
  * values out.  *hasnull is set when one of them is NULL, *external when one
  * is a TOAST pointer, *toastable when one is a varlena the toaster could
  * compress or move out of line.
  */
 Size
 slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-			   int from, int to, Size off, bool *hasnull, bool *external,
-			   bool *toastable)
+			   int from, int to, const int16 *attnums, Size off,
+			   bool *hasnull, bool *external, bool *toastable)
 {
 	Size		len = off;
-	int			i;
+	int			k;
 
 	*hasnull = false;
 	*external = false;
 	*toastable = false;
-	for (i = from; i < to; i++)
+	for (k = from; k < to; k++)
 	{
+		int			i = attnums != NULL ? attnums[k] : k;
 		Form_pg_attribute att;
 		Pointer		val;
 
@@ -156,20 +157,23 @@ slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 }
 
 /*
- * Write the values of attributes [from, to) at offset off of start (zeroed,
+ * Write the values of attributes [from, to) (or of attnums[from .. to - 1])
+ * at offset off of start (zeroed,
  * MAXALIGNed memory of the size slim_data_size() gave), byte for byte as
  * heap does, and the flags that describe them into *infomask.  Returns
  * where they end.
  */
 Size
 slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-			   int from, int to, char *start, Size off, uint16 *infomask)
+			   int from, int to, const int16 *attnums, char *start, Size off,
+			   uint16 *infomask)
 {
 	char	   *data = start + off;
-	int			i;
+	int			k;
 
-	for (i = from; i < to; i++)
+	for (k = from; k < to; k++)
 	{
+		int			i = attnums != NULL ? attnums[k] : k;
 		Form_pg_attribute att;
 		Pointer		val;
 		Size		len;
@@ -329,8 +333,8 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 	if (stored_natts == natts && mode != SLIM_NULL_BITMAP_COMPRESS)
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
 
-	data_len = slim_data_size(tupdesc, values, isnull, 0, stored_natts, 0,
-							  &hasnull, &external, &toastable);
+	data_len = slim_data_size(tupdesc, values, isnull, 0, stored_natts, NULL,
+							  0, &hasnull, &external, &toastable);
 	hoff = offsetof(HeapTupleHeaderData, t_bits);
 	if (hasnull)
 		hoff += BITMAPLEN(stored_natts);
@@ -369,7 +373,7 @@ slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 
 	tuple = slim_alloc_tuple(tupdesc, stored_natts, hoff, hoff + data_len,
 							 hasnull, isnull);
-	slim_fill_data(tupdesc, values, isnull, 0, stored_natts,
+	slim_fill_data(tupdesc, values, isnull, 0, stored_natts, NULL,
 				   (char *) tuple->t_data + hoff, 0, &tuple->t_data->t_infomask);
 	return tuple;
 }
