@@ -40,9 +40,11 @@ typedef struct VerifyState
 	int		   *floor_below;
 	bool		any_missing;
 
-	/* scratch for the NULLs and values of one row: relnatts entries */
+	/* scratch for one row: relnatts entries each */
 	bool	   *isnull;
 	Datum	   *values;
+	int16	   *positions;		/* attribute numbers (0-based) of values */
+	int16	   *ordered;		/* the same in a tail's store order */
 
 	/* output */
 	Tuplestorestate *tupstore;

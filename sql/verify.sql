@@ -211,12 +211,13 @@ DROP TABLE vf_comp, vf_comp_heap, vf_comp_src;
 -- Damaged compressed tails are reported, by the same technique as above.
 -- vf_tail_src's rows have no prefix (no index, no fast default), so each
 -- tail starts at t_hoff; its page is damaged and written as the first block
--- of vf_tail:
---   row 1: the encoding byte is 9, which names no encoding
---   row 2: every byte after the encoding byte is 0xff: the attribute count
---          varint runs past the end of the row
---   row 3: every byte after the attribute count is 0xff: the NULL map runs
---          past the end of the row
+-- of vf_tail.  The tail header is one varint, (M << 2) | encoding, two
+-- bytes for M = 100:
+--   row 1: the encoding bits of the header are 0, which names no encoding
+--   row 2: every byte of the tail is 0xff: the header varint runs past the
+--          end of the row
+--   row 3: every byte after the header is 0xff: the NULL map runs past the
+--          end of the row
 --   row 4: intact
 --
 SELECT format('CREATE TABLE %s (%s) USING slimheap
@@ -239,11 +240,12 @@ $$;
 SELECT get_raw_page('vf_tail_src', 0) AS page \gset
 SELECT string_agg(format('%s %s %s', lp_off, t_hoff, lp_len), ' ' ORDER BY lp)
   FROM heap_page_items(:'page') \gset items_
-SELECT lo_from_bytea(0, vf_fill(vf_fill(vf_fill(:'page',
-		 split_part(:'items_string_agg', ' ', 1)::int + split_part(:'items_string_agg', ' ', 2)::int,
-		 1, '09'),
-		 split_part(:'items_string_agg', ' ', 4)::int + split_part(:'items_string_agg', ' ', 5)::int + 1,
-		 split_part(:'items_string_agg', ' ', 6)::int - split_part(:'items_string_agg', ' ', 5)::int - 1, 'ff'),
+SELECT split_part(:'items_string_agg', ' ', 1)::int +
+	   split_part(:'items_string_agg', ' ', 2)::int AS tail1 \gset
+SELECT lo_from_bytea(0, vf_fill(vf_fill(
+		 set_byte(:'page', :tail1, get_byte(:'page', :tail1) & 252),
+		 split_part(:'items_string_agg', ' ', 4)::int + split_part(:'items_string_agg', ' ', 5)::int,
+		 split_part(:'items_string_agg', ' ', 6)::int - split_part(:'items_string_agg', ' ', 5)::int, 'ff'),
 		 split_part(:'items_string_agg', ' ', 7)::int + split_part(:'items_string_agg', ' ', 8)::int + 2,
 		 split_part(:'items_string_agg', ' ', 9)::int - split_part(:'items_string_agg', ' ', 8)::int - 2, 'ff'))
   AS lo \gset

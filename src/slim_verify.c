@@ -133,6 +133,8 @@ verify_prepare(VerifyState *st, Relation rel)
 	st->is_slimheap = slim_is_slimheap_relation(rel);
 	st->isnull = palloc0(Max(st->relnatts, 1) * sizeof(bool));
 	st->values = palloc0(Max(st->relnatts, 1) * sizeof(Datum));
+	st->positions = palloc0(Max(st->relnatts, 1) * sizeof(int16));
+	st->ordered = palloc0(Max(st->relnatts, 1) * sizeof(int16));
 
 	/* the writers' own rule (slim_tuple.c), for every stored natts */
 	st->any_missing = slim_missing_natts(tupdesc) > 0;

@@ -15,8 +15,9 @@
  * prefix as a standard row of natts attributes, then its tail.  The tail's
  * header and NULL map are decoded by slim_check_tail() (slim_tail.c), the
  * bounds-checking decoder the stats and page_items functions use too; its
- * values are then walked here like the prefix's, against the NULLs the
- * decoder found, and must end exactly where it says the tail ends.  So the
+ * values are then walked here like the prefix's, for the attributes the
+ * decoder found set and in the tail's store order (grouped by alignment),
+ * and must end exactly where it says the tail ends.  So the
  * decoder and this walk check each other.  The marker is legitimate in every
  * mode (a table switched from compress to truncate keeps its tail rows);
  * whether a row should have a tail (invariants C1-C4, docs/format.md)
@@ -190,28 +191,26 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 }
 
 /*
- * Walk the values of attributes [from, to) (0-based; isnull says which are
- * NULL) from w->off on, the way PostgreSQL's readers find them.  A TOAST
- * pointer is accepted in the standard part of a row only: a compressed tail
- * never holds one.  Returns false after reporting a problem.
+ * Walk the values of the n attributes attnums[] (0-based, non-NULL, in the
+ * order they are stored) from w->off on, the way PostgreSQL's readers find
+ * them.  A TOAST pointer is accepted in the standard part of a row only: a
+ * compressed tail never holds one.  Returns false after reporting a
+ * problem.
  */
 static bool
-verify_walk(VerifyState *st, VerifyWalk *w, int from, int to,
-			const bool *isnull, bool in_tail)
+verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
+			bool in_tail)
 {
 	const char *data = w->data;
 	Size		datalen = w->datalen;
 	Size		off = w->off;
-	int			i;
+	int			k;
 
-	for (i = from; i < to; i++)
+	for (k = 0; k < n; k++)
 	{
-		Form_pg_attribute att = TupleDescAttr(st->tupdesc, i);
-		int			attno = i + 1;
+		Form_pg_attribute att = TupleDescAttr(st->tupdesc, attnums[k]);
+		int			attno = attnums[k] + 1;
 		Size		size;
-
-		if (isnull[i])
-			continue;
 
 		if (att->attlen > 0)
 		{
@@ -339,7 +338,10 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 
 	slim_deform_tail(tup, st->tupdesc, info.tail_off, st->values, st->isnull);
 	for (i = natts; i < info.stored_natts; i++)
-		nvalues += st->isnull[i] ? 0 : 1;
+	{
+		if (!st->isnull[i])
+			st->positions[nvalues++] = (int16) i;
+	}
 	if (st->isnull[info.stored_natts - 1] || nvalues != info.nvalues)
 	{
 		verify_report(st, "NULL map of the compressed tail (%s) gives %d values for attributes %d..%d, the last %s, but the tail declares %d",
@@ -350,8 +352,10 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 		return false;
 	}
 
+	/* the values lie grouped by alignment (docs/format.md, store order) */
+	slim_order_values(st->tupdesc, st->positions, nvalues, st->ordered);
 	w->off = info.values_off;
-	if (!verify_walk(st, w, natts, info.stored_natts, st->isnull, true))
+	if (!verify_walk(st, w, st->ordered, nvalues, true))
 		return false;
 	if (w->off != info.end_off)
 	{
@@ -378,6 +382,7 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 	int			natts = HeapTupleHeaderGetNatts(tup);
 	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
 	VerifyWalk	w;
+	int			n = 0;
 	int			i;
 
 	w.data = (const char *) tup + tup->t_hoff;
@@ -386,9 +391,13 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 	w.saw_varwidth = false;
 	w.saw_external = false;
 
+	/* the prefix, or the whole of a standard row: attribute order */
 	for (i = 0; i < natts; i++)
-		st->isnull[i] = hasnulls && att_isnull(i, tup->t_bits);
-	if (!verify_walk(st, &w, 0, natts, st->isnull, false))
+	{
+		if (!(hasnulls && att_isnull(i, tup->t_bits)))
+			st->positions[n++] = (int16) i;
+	}
+	if (!verify_walk(st, &w, st->positions, n, false))
 		return false;
 
 	*stored_natts = natts;
