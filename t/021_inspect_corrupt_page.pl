@@ -154,7 +154,7 @@ is($row{3}[3], 'item is shorter than a tuple header', 'item too short');
 is($row{4}[3], 't_hoff lies outside the item', 't_hoff beyond the item');
 like(
 	$row{5}[3],
-	qr/^the tail header at byte 12 lies past the row's 12 data bytes$/,
+	qr/^the tail header at byte 12 runs past the row's 12 data bytes$/,
 	'the compressed-tail marker on a standard row is a problem');
 is($row{6}[3], "natts exceeds the table's attributes", 'natts too large');
 is($row{7}[3], 'NULL bitmap runs past t_hoff', 'bitmap overlaps the data');

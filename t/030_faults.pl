@@ -340,7 +340,7 @@ my %expect;
 	($pos) = tuple_pos(@{ $ctid{7} });
 	$im2 = unpack('v', peek($pos + 18, 2));
 	patch($pos + 18, pack('v', $im2 | 0x0800));
-	$expect{ join('/', @{ $ctid{7} }) } = qr/compressed tail is invalid: the tail header at byte \d+ lies past the row/;
+	$expect{ join('/', @{ $ctid{7} }) } = qr/compressed tail is invalid: the tail header at byte \d+ runs past the row/;
 
 	# HEAP_HASNULL cleared on a row with a NULL in the middle (6, NULL, 6):
 	# the attributes no longer fit the data
