@@ -229,17 +229,22 @@ CREATE FUNCTION formbench_alternating(workload text, iterations int8,
 RETURNS TABLE (former text, ns_per_tuple float8, bytes_per_tuple float8)
 LANGUAGE plpgsql AS $$
 DECLARE
-	formers text[] := ARRAY['heap', 'slimheap'];
-	ns float8[] := ARRAY[0, 0];
-	bytes float8[] := ARRAY[0, 0];
+	-- the compress former too for the rows it is made for (W4, W5)
+	formers text[] := CASE WHEN workload IN ('w4', 'w5')
+		THEN ARRAY['heap', 'slimheap', 'compress']
+		ELSE ARRAY['heap', 'slimheap'] END;
+	nf int := array_length(formers, 1);
+	ns float8[] := array_fill(0::float8, ARRAY[nf]);
+	bytes float8[] := array_fill(0::float8, ARRAY[nf]);
 	k int;
 	i int;
 	f int;
 	r record;
 BEGIN
 	FOR k IN 1 .. slices LOOP
-		FOR i IN 1 .. 2 LOOP
-			f := CASE WHEN k % 2 = 1 THEN i ELSE 3 - i END;
+		-- alternate the order: forwards in odd slices, backwards in even
+		FOR i IN 1 .. nf LOOP
+			f := CASE WHEN k % 2 = 1 THEN i ELSE nf + 1 - i END;
 			SELECT * INTO r
 			FROM formbench(workload, greatest(iterations / slices, 1),
 						   formers[f]);
@@ -247,7 +252,7 @@ BEGIN
 			bytes[f] := r.bytes_per_tuple;
 		END LOOP;
 	END LOOP;
-	FOR f IN 1 .. 2 LOOP
+	FOR f IN 1 .. nf LOOP
 		former := formers[f];
 		ns_per_tuple := ns[f] / slices;
 		bytes_per_tuple := bytes[f];

@@ -434,7 +434,7 @@ w7_round() {
 			got=$((got + 1))
 		done < <(val "SELECT former, round(ns_per_tuple::numeric, 1), round(bytes_per_tuple::numeric, 1)
 			FROM formbench_alternating('$c', $(n $iterations), $W7_SLICES)")
-		if [ $got != 2 ]; then
+		if [ $got -lt 2 ]; then
 			log "W7 $c: no figures"
 			exit 1
 		fi

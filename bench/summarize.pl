@@ -195,6 +195,34 @@ for my $k (@key_figures)
 }
 push @md, '';
 
+# the compress variant, where it was measured: W4 and W5 (and W7's former)
+if (grep { $_ eq 'compress' } @others)
+{
+	push @md, '## compress (W4, W5)', '';
+	push @md, '| figure | heap | slimheap (truncate) | compress | compress/heap | compress/truncate |',
+	  '|---|---:|---:|---:|---:|---:|';
+	for my $w (qw(W4 W5))
+	{
+		for my $k (
+			[ "$w size, main fork (MB)", $w, '', 'size (main fork)' ],
+			[ "$w size, total (MB)", $w, '', 'size (total)' ],
+			[ "$w INSERT ... SELECT (ms)", $w, '', 'insert' ],
+			[ "$w scan `count(c800)` (ms)", $w, '', 'scan count(c800)' ],
+			[ "$w scan `count(*)` (ms)", $w, '', 'scan count(*)' ],
+			[ "$w point lookup (us)", $w, '', 'point lookup' ],
+			[ "W7 form+free, \L$w\E (ns/tuple)", 'W7', lc($w), 'form+free' ])
+		{
+			my ($label, $kw, $c, $m) = @$k;
+			my ($h, $t, $z) = map { med($kw, $c, $m, $_) } qw(heap slimheap compress);
+			next unless defined $h && defined $z;
+			push @md, sprintf '| %s | %s | %s | %s | %s | %s |', $label,
+			  num($h), (defined $t ? num($t) : ''), num($z),
+			  fmt_ratio(ratio($z, $h)), fmt_ratio(ratio($z, $t));
+		}
+	}
+	push @md, '';
+}
+
 push @md, '## All figures', '';
 push @md,
   'Median of the measured rounds, [min-max] when they differ; ratio = variant median / heap median '

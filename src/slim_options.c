@@ -24,7 +24,6 @@
 #include "lib/stringinfo.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/syscache.h"
 
 #include "slimheap.h"
@@ -126,9 +125,16 @@ slim_find_value(const SlimOptionDef *def, const char *spelled, int *value,
 
 	if (def->values == NULL)
 	{
-		if (!parse_int(spelled, value, 0, NULL) ||
-			*value < def->min_value || *value > def->max_value)
+		char	   *end;
+		long		parsed;
+
+		/* digits only, as core's integer reloptions take them */
+		errno = 0;
+		parsed = strtol(spelled, &end, 10);
+		if (end == spelled || *end != '\0' || errno != 0 ||
+			parsed < def->min_value || parsed > def->max_value)
 			return false;
+		*value = (int) parsed;
 		*canonical = psprintf("%d", *value);
 		return true;
 	}
