@@ -10,7 +10,7 @@
  * the header must describe a layout that fits the item.  Each function words
  * what it finds in its own way (an error, a "problem" column, a report row);
  * the rules are here, once.  The compressed tail of a compress-mode row is
- * checked by its own decoder (slim_check_tail() in slim_tail.c).
+ * checked by its own decoder (slim_check_tail() in slim_tail_check.c).
  *
  *-------------------------------------------------------------------------
  */
