@@ -13,9 +13,9 @@
  *
  * A row with the tail marker (SLIM_HEAP_TAIL) is walked in two parts: its
  * prefix as a standard row of natts attributes, then its tail.  The tail's
- * header and NULL map are decoded by slim_check_tail() (slim_tail_check.c), the
- * bounds-checking decoder the stats and page_items functions use too; its
- * values are then walked here like the prefix's, for the attributes the
+ * header and NULL map are decoded by slim_check_tail() (slim_tail_check.c),
+ * the bounds-checking decoder the stats and page_items functions use too;
+ * its values are then walked here like the prefix's, for the attributes the
  * decoder found set and in the tail's store order (grouped by alignment),
  * and must end exactly where it says the tail ends.  So the
  * decoder and this walk check each other.  The marker is legitimate in every
