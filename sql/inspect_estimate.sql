@@ -188,6 +188,19 @@ CREATE TABLE e_slim (a int4, b int4, c int4, d int4, e int4, f int4, g int4,
 INSERT INTO e_slim (a) SELECT g FROM generate_series(1, 3000) g;
 SELECT mode, total_rows, current_bytes, projected_bytes, saved_percent
   FROM slimheap.estimate('e_slim');
+-- A compress table whose rows have tails (read back through the slot's
+-- decoder, formed again by the former): its "compress" projection is its
+-- size.
+SELECT format('CREATE TABLE e_slim_comp (%s) USING slimheap
+				 WITH (slimheap.null_bitmap = compress)',
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 100) i \gexec
+INSERT INTO e_slim_comp (c1, c50, c100)
+	SELECT g, CASE WHEN g % 2 = 0 THEN g END, g FROM generate_series(1, 3000) g;
+SELECT (SELECT tail_rows FROM slimheap.stats('e_slim_comp')) AS tail_rows;
+SELECT mode, total_rows, current_bytes, projected_bytes,
+	   projected_bytes = current_bytes AS is_current, saved_percent
+  FROM slimheap.estimate('e_slim_comp');
 
 -- A materialized view, and an empty table.
 CREATE MATERIALIZED VIEW e_mv AS
@@ -210,6 +223,6 @@ SELECT count(*) FROM slimheap.estimate(NULL);
 
 DROP MATERIALIZED VIEW e_mv;
 DROP TABLE e_w1, e_nulls, e_ff, e_fd, e_drop, e_toast, e_mixed, e_sparse, e_slim,
-	e_empty;
+	e_slim_comp, e_empty;
 DROP FUNCTION inspect_estimate_vs_actual(regclass, integer);
 DROP TABLE inspect_est;
