@@ -262,6 +262,50 @@ SELECT * FROM slimheap.verify('vf_tail_heap');
 DROP TABLE vf_tail, vf_tail_src, vf_tail_heap;
 DROP FUNCTION vf_fill;
 
+--
+-- A sound tail row that is not shorter than its truncate form breaks
+-- invariant C4.  vf_c4_src's row (NULL, NULL, 7) is 28 bytes in the
+-- truncate form (32 on the page); rewritten by hand as a tail row of the
+-- same values (natts 0, marker 0x0800, no bitmap; data: header varint
+-- (3 << 2) | GAPS = 0x0e, gap 2, padding, the int4 7) it is 32 bytes (32 on
+-- the page), and the page is written as the first block of vf_c4.
+--
+CREATE TABLE vf_c4_src (a int4, b int4, c int4) USING slimheap;
+CREATE TABLE vf_c4 (a int4, b int4, c int4) USING slimheap;
+INSERT INTO vf_c4_src VALUES (NULL, NULL, 7);
+-- v as 4 bytes, little-endian
+CREATE FUNCTION vf_le4(v int8) RETURNS bytea
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT set_byte(set_byte(set_byte(set_byte('\x00000000'::bytea,
+		   0, (v & 255)::int), 1, ((v >> 8) & 255)::int),
+		   2, ((v >> 16) & 255)::int), 3, ((v >> 24) & 255)::int)
+$$;
+SELECT get_raw_page('vf_c4_src', 0) AS page,
+	   (SELECT lp_off FROM heap_page_items(get_raw_page('vf_c4_src', 0)) WHERE lp = 1) AS off
+\gset
+SELECT lo_from_bytea(0,
+		 overlay(overlay(overlay(:'page'
+		   -- the line pointer: lp_off, LP_NORMAL, lp_len 32
+		   PLACING vf_le4(:off | (1 << 15) | (32 << 17))
+		   FROM 25 FOR 4)
+		   -- t_infomask2 (natts 0, the marker), t_infomask (HEAP_HASNULL
+		   -- cleared), t_hoff 24, no bitmap
+		   PLACING '\x0008'::bytea ||
+				   set_byte(substr(:'page'::bytea, :off + 21, 2), 0,
+							get_byte(:'page', :off + 20) & 254) ||
+				   '\x1800'::bytea
+		   FROM :off + 19 FOR 6)
+		   PLACING '\x0e02000007000000'::bytea FROM :off + 25 FOR 8)) AS lo
+\gset
+SELECT lo_export(:lo, current_setting('data_directory') || '/' || pg_relation_filepath('vf_c4'));
+SELECT lo_unlink(:lo);
+SELECT a, b, c FROM vf_c4;
+SELECT lp, lp_len, form, natts, tail_encoding, stored_natts
+  FROM slimheap.page_items('vf_c4', 0);
+SELECT * FROM slimheap.verify('vf_c4');
+DROP TABLE vf_c4, vf_c4_src;
+DROP FUNCTION vf_le4;
+
 -- what cannot be verified
 CREATE VIEW vf_view AS SELECT 1 AS x;
 CREATE INDEX vf_index ON vf_slim (a);

@@ -19,10 +19,11 @@
  * decoder found set and in the tail's store order (grouped by alignment),
  * and must end exactly where it says the tail ends.  So the
  * decoder and this walk check each other.  The marker is legitimate in every
- * mode (a table switched from compress to truncate keeps its tail rows);
- * whether a row should have a tail (invariants C1-C4, docs/format.md)
+ * mode (a table switched from compress to truncate keeps its tail rows).
+ * Whether a row should have a tail (invariants C1-C3, docs/format.md)
  * depends on the table's indexes and settings when it was formed, which the
- * page does not record, and is not checked.
+ * page does not record, and is not checked; that a tail row is shorter than
+ * its truncate form (C4) depends on its values alone, and is.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,6 +34,7 @@
 #include "access/tupmacs.h"
 #include "utils/rel.h"
 
+#include "slimheap.h"
 #include "slim_tail.h"
 #include "slim_verify.h"
 
@@ -369,6 +371,45 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 }
 
 /*
+ * Invariant C4 of a sound tail row: it is shorter on the page than its
+ * truncate form.  That form stores exactly the tail row's attributes
+ * (stored_natts, whose last one is set: C1 puts every fast default the
+ * former had to honour in the prefix), so it is formed here from the row's
+ * own values, with the attributes past them NULL as stored, and no floor.
+ * Returns false after reporting a problem.
+ */
+static bool
+verify_tail_shorter(VerifyState *st, HeapTupleHeader tup, Size tuplen,
+					int stored_natts)
+{
+	HeapTupleData tuple;
+	HeapTuple	truncated;
+	Size		truncate_len;
+	int			i;
+
+	tuple.t_data = tup;
+	tuple.t_len = (uint32) tuplen;
+	ItemPointerSetInvalid(&tuple.t_self);
+	tuple.t_tableOid = RelationGetRelid(st->rel);
+	slim_deform_tuple(&tuple, st->tupdesc, st->values, st->isnull);
+	for (i = stored_natts; i < st->relnatts; i++)
+		st->isnull[i] = true;
+
+	truncated = slim_form_tuple(st->tupdesc, st->values, st->isnull,
+								SLIM_NULL_BITMAP_TRUNCATE, 0, st->relnatts);
+	truncate_len = truncated->t_len;
+	heap_freetuple(truncated);
+
+	if (MAXALIGN(tuplen) >= MAXALIGN(truncate_len))
+	{
+		verify_report(st, "row with a compressed tail takes %zu bytes on the page, not fewer than its truncate form's %zu (invariant C4)",
+					  (Size) MAXALIGN(tuplen), (Size) MAXALIGN(truncate_len));
+		return false;
+	}
+	return true;
+}
+
+/*
  * Walk the values of a tuple whose header passed the checks of
  * verify_tuple(): the natts attributes its header declares and, with the
  * tail marker, its compressed tail.  The data must end exactly where the
@@ -426,5 +467,10 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 		verify_report(st, "TOAST pointer stored, but HEAP_HASEXTERNAL is not set");
 		return false;
 	}
+
+	/* the row can be deformed safely now */
+	if (SlimHeaderHasTail(tup) &&
+		!verify_tail_shorter(st, tup, tuplen, *stored_natts))
+		return false;
 	return true;
 }
