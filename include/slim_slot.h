@@ -35,6 +35,7 @@ typedef struct SlimTupleTableSlot
 	int			formed_floor;
 	int			formed_prefix;	/* compress: prefix_natts it was formed with */
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
+	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)

@@ -50,6 +50,15 @@ typedef struct SlimTailInfo
 	uint32		end_off;		/* past the last tail value */
 } SlimTailInfo;
 
+/* what slim_transcode_tail_tuple() needs of an attribute (slim_att_info) */
+typedef struct SlimAttInfo
+{
+	int16		attlen;
+	char		attalign;
+	uint8		alignmask;		/* the alignment of attalign, minus 1 */
+	uint8		group;			/* where its value goes in a tail */
+} SlimAttInfo;
+
 /* slim_tuple.c: heap's layout of values, over attributes [from, to) */
 extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
 						   const bool *isnull, int from, int to,
@@ -66,7 +75,9 @@ extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
 									  int prefix_natts, Size truncate_len);
+extern SlimAttInfo *slim_att_info(TupleDesc tupdesc, MemoryContext cxt);
 extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
+										   const SlimAttInfo *attinfo,
 										   int prefix_natts);
 extern void slim_order_values(TupleDesc tupdesc, const int16 *positions,
 							  int n, int16 *ordered);

@@ -150,6 +150,38 @@ SELECT format('stored row 1 of w1_%s: natts=%s t_hoff=%s lp_len=%s',
  ORDER BY am;
 SQL
 
+echo
+echo "== compress: $ROWS rows of 400 int4/text columns, 40 set at scattered places"
+psql_demo -v rows="$ROWS" <<'SQL'
+\pset footer off
+\o /dev/null
+SELECT format('CREATE TABLE w4_%s (id int PRIMARY KEY, %s) USING %s', v, cols, am)
+  FROM (SELECT string_agg(format('c%s %s', i, CASE WHEN i % 2 = 0 THEN 'text' ELSE 'int4' END),
+						  ', ' ORDER BY i) AS cols
+		  FROM generate_series(1, 400) i) c,
+	   (VALUES ('heap', 'heap'),
+			   ('compress', 'slimheap WITH (slimheap.null_bitmap = compress)')) v(v, am)
+\gexec
+-- columns j and j + 1 for j = 1, 21, 41, ...: an int4 and a text every 20
+SELECT format('INSERT INTO w4_%s (id, %s) SELECT g, %s FROM generate_series(1, %s) g', v,
+			  string_agg(format('c%s, c%s', j, j + 1), ', ' ORDER BY j),
+			  string_agg('g, ''v'' || g', ', ' ORDER BY j),
+			  :rows)
+  FROM (VALUES ('heap'), ('compress')) v(v),
+	   generate_series(1, 400, 20) j
+ GROUP BY v
+\gexec
+\o
+SELECT t AS "table", pg_size_pretty(pg_relation_size(t)) AS size,
+	   round(pg_relation_size(t)::numeric / pg_relation_size('w4_heap'), 3) AS "size/heap"
+  FROM unnest(ARRAY['w4_heap', 'w4_compress']) t;
+SELECT (SELECT count(*) FROM (TABLE w4_heap EXCEPT ALL TABLE w4_compress) a) +
+	   (SELECT count(*) FROM (TABLE w4_compress EXCEPT ALL TABLE w4_heap) b)
+	   AS "rows that differ from heap",
+	   (SELECT count(*) FROM heap_page_items(get_raw_page('w4_compress', 0))
+		 WHERE t_infomask2 & 2048 <> 0) AS "rows with a tail on page 0";
+SQL
+
 echo "(load times are from one run on a possibly busy machine; \`make bench\` measures)"
 as_pg "$BINDIR/pg_ctl" -D "$WORK/data" -m fast -w stop >/dev/null
 echo "== cluster stopped and removed"

@@ -157,10 +157,23 @@ tts_slim_init(TupleTableSlot *slot)
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
 	sslot->formed_floor = -1;
 	sslot->prefix_natts = -1;
+	sslot->attinfo = NULL;
 	if (slot->tts_ops == &TTSOpsSlimCompress &&
 		slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
 		sslot->prefix_natts = slim_next_slot.prefix_natts;
+}
+
+/* the packed attribute facts a compress slot's transcoder reads */
+static inline const SlimAttInfo *
+slim_slot_att_info(SlimTupleTableSlot *sslot)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+
+	if (sslot->attinfo == NULL)
+		sslot->attinfo = slim_att_info(slot->tts_tupleDescriptor,
+									   slot->tts_mcxt);
+	return sslot->attinfo;
 }
 
 /* ExecClearTuple() (our clear) has released the reader's pin by now */
@@ -170,6 +183,8 @@ tts_slim_release(TupleTableSlot *slot)
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	sslot->reader->tts_ops->release(sslot->reader);
+	if (sslot->attinfo != NULL)
+		pfree(sslot->attinfo);
 }
 
 static void
@@ -346,6 +361,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		tuple = NULL;
 		if (mode == SLIM_NULL_BITMAP_COMPRESS)
 			tuple = slim_transcode_tail_tuple(source, desc,
+											  slim_slot_att_info(dst),
 											  Max(dst->prefix_natts,
 												  dst->floor_natts));
 		if (tuple == NULL)
@@ -584,6 +600,7 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 		fitted = NULL;
 		if (mode == SLIM_NULL_BITMAP_COMPRESS)
 			fitted = slim_transcode_tail_tuple(tuple, desc,
+											   slim_slot_att_info(sslot),
 											   Max(info->prefix_natts,
 												   min_natts));
 		if (fitted == NULL)

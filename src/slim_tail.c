@@ -134,6 +134,16 @@ slim_write_map(char *p, SlimTailEncoding encoding, const int16 *positions,
 		return p + (ntail + 7) / 8;
 	}
 
+	if (encoding == SLIM_TAIL_GAPS)
+	{
+		for (k = 0; k < n; k++)
+		{
+			p = slim_varint_put(p, positions[k] - next);
+			next = positions[k] + 1;
+		}
+		return p;
+	}
+
 	while (k < n)
 	{
 		int			start = k;
@@ -142,10 +152,7 @@ slim_write_map(char *p, SlimTailEncoding encoding, const int16 *positions,
 			k++;
 		k++;
 		p = slim_varint_put(p, positions[start] - next);
-		if (encoding == SLIM_TAIL_RUNS)
-			p = slim_varint_put(p, k - start);
-		else
-			p += k - start - 1;	/* zero gaps: zero bytes, already there */
+		p = slim_varint_put(p, k - start);
 		next = positions[k - 1] + 1;
 	}
 	return p;
@@ -292,12 +299,36 @@ slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
 	return att_align_nominal(off, att->attalign);
 }
 
+/*
+ * What the transcoder needs of each attribute, packed: a wide descriptor's
+ * attributes are 100-odd bytes apart, and looking up a few dozen of them
+ * per row at random places cost more than all the rest (cache misses).
+ */
+SlimAttInfo *
+slim_att_info(TupleDesc tupdesc, MemoryContext cxt)
+{
+	SlimAttInfo *info = MemoryContextAlloc(cxt, sizeof(SlimAttInfo) *
+										   Max(tupdesc->natts, 1));
+	int			i;
+
+	for (i = 0; i < tupdesc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
+
+		info[i].attlen = att->attlen;
+		info[i].attalign = att->attalign;
+		info[i].alignmask = att_align_nominal(1, att->attalign) - 1;
+		info[i].group = slim_value_group(att);
+	}
+	return info;
+}
+
 /* one value of a source row, as the transcoder copies it */
 typedef struct SlimTailValue
 {
-	uint32		src_off;		/* where it is in the source's data */
-	uint32		len;			/* its bytes */
-	char		align;			/* attalign, or 'c' for a short varlena */
+	uint16		src_off;		/* where it is in the source's data */
+	uint16		len;			/* its bytes */
+	uint8		alignmask;		/* alignment - 1 (0 for a short varlena) */
 	uint8		group;			/* slim_value_group() */
 } SlimTailValue;
 
@@ -310,7 +341,7 @@ typedef struct SlimTailValue
  */
 HeapTuple
 slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
-						  int prefix_natts)
+						  const SlimAttInfo *attinfo, int prefix_natts)
 {
 	HeapTupleHeader src = source->t_data;
 	int			src_natts = Min(HeapTupleHeaderGetNatts(src), tupdesc->natts);
@@ -321,6 +352,9 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	SlimTailValue vals[MaxTupleAttributeNumber];
 	int			start[6] = {0};
 	int			n = 0;
+	int			run = 0;
+	Size		runs_len = 0;
+	Size		gaps_len = 0;
 	int			ntail;
 	int			i;
 	int			k;
@@ -333,6 +367,7 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	Size		values_off;
 	Size		hoff;
 	Size		truncate_len;
+	uint32		limit;
 	HeapTuple	tuple;
 	HeapTupleHeader td;
 	char	   *data;
@@ -363,65 +398,144 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	prefix_end = off;
 
 	/*
-	 * The tail: only its values, found a bitmap byte at a time, each looked
-	 * up in the descriptor once.
+	 * The tail: only its values, found eight bitmap bytes at a time, each
+	 * looked up once; the lengths of the RUNS and GAPS maps are counted on
+	 * the way.
 	 */
-	for (k = prefix_natts / 8; k < BITMAPLEN(src_natts); k++)
+	for (k = prefix_natts / 8; k < BITMAPLEN(src_natts); k += 8)
 	{
-		uint32		bits = src->t_bits[k];
+		uint64		word = 0;
+		int			valid = src_natts - k * 8;
 
+		if (k + 8 <= BITMAPLEN(src_natts))
+			memcpy(&word, &src->t_bits[k], sizeof(word));
+		else
+			memcpy(&word, &src->t_bits[k], BITMAPLEN(src_natts) - k);
 		if (k == prefix_natts / 8)
-			bits &= ~((1U << (prefix_natts % 8)) - 1);
-		if (k == BITMAPLEN(src_natts) - 1 && src_natts % 8 != 0)
-			bits &= (1U << (src_natts % 8)) - 1;
-		while (bits != 0)
+			word &= ~UINT64CONST(0) << (prefix_natts % 8);
+		if (valid < 64)
+			word &= (UINT64CONST(1) << valid) - 1;
+		while (word != 0)
 		{
-			Form_pg_attribute att;
+			const SlimAttInfo *att;
 			SlimTailValue *v = &vals[n];
+			int			gap;
 
-			i = k * 8 + pg_rightmost_one_pos32(bits);
-			bits &= bits - 1;
-			att = TupleDescAttr(tupdesc, i);
-			off = slim_align_stored(att, tp, off);
+			i = k * 8 + pg_rightmost_one_pos64(word);
+			word &= word - 1;
+			att = &attinfo[i];
+			v->alignmask = att->alignmask;
+			if (att->attlen > 0)
+				v->len = att->attlen;
+			else if (att->attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
+					 VARATT_IS_SHORT(tp + off))
+			{
+				/* a 1-byte header: unaligned, here and in the tail */
+				v->alignmask = 0;
+				v->len = VARSIZE_SHORT(tp + off);
+			}
+			else
+			{
+				off = (off + att->alignmask) & ~(uint32) att->alignmask;
+				v->len = att_addlength_pointer(0, att->attlen, tp + off);
+			}
+			off = (off + v->alignmask) & ~(uint32) v->alignmask;
 			v->src_off = off;
-			v->len = att_addlength_pointer(0, att->attlen, tp + off);
-			v->align = (att->attlen == -1 && VARATT_IS_SHORT(tp + off)) ?
-				TYPALIGN_CHAR : att->attalign;
-			v->group = slim_value_group(att);
+			v->group = att->group;
 			start[v->group + 1]++;
-			positions[n++] = i;
 			off += v->len;
+
+			/* a value after a NULL (or the first) starts a run */
+			gap = i - (n == 0 ? prefix_natts : positions[n - 1] + 1);
+			gaps_len += slim_varint_len(gap);
+			if (n == 0 || gap > 0)
+			{
+				if (run > 0)
+					runs_len += slim_varint_len(run);
+				runs_len += slim_varint_len(gap);
+				run = 0;
+			}
+			run++;
+			positions[n++] = i;
 		}
 	}
 	if (n == 0)
 		return NULL;
+	runs_len += slim_varint_len(run);
 	ntail = positions[n - 1] + 1 - prefix_natts;
 	truncate_len = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 							(prefix_hasnull || n < ntail ?
 							 BITMAPLEN(prefix_natts + ntail) : 0)) + off;
 
-	encoding = slim_choose_encoding(positions, n, prefix_natts, ntail,
-									&map_len);
+	/* the smallest map; ties go to RUNS, then GAPS */
+	map_len = (ntail + 7) / 8;
+	encoding = SLIM_TAIL_BITMAP;
+	if (gaps_len <= map_len)
+		encoding = SLIM_TAIL_GAPS, map_len = gaps_len;
+	if (runs_len <= map_len)
+		encoding = SLIM_TAIL_RUNS, map_len = runs_len;
 	header = SLIM_TAIL_HEADER(ntail, encoding);
 
-	/* the store order (a counting sort on the groups), and the length */
+	/* the store order: a counting sort on the groups */
 	for (k = 1; k < 6; k++)
 		start[k] += start[k - 1];
 	for (k = 0; k < n; k++)
 		ordered[start[vals[k].group]++] = k;
-	values_off = prefix_end + slim_varint_len(header) + map_len;
-	off = values_off;
-	for (k = 0; k < n; k++)
-		off = att_align_nominal(off, vals[ordered[k]].align) +
-			vals[ordered[k]].len;
+
+	/*
+	 * Room for the truncate form is room enough for a tail worth keeping:
+	 * lay the values out as they are copied, and give up if they pass it.
+	 */
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(prefix_hasnull ? BITMAPLEN(prefix_natts) : 0));
-	if (MAXALIGN(hoff + off) >= MAXALIGN(truncate_len))
+	values_off = prefix_end + slim_varint_len(header) + map_len;
+	if (MAXALIGN(hoff + values_off) >= MAXALIGN(truncate_len))
 		return NULL;
-
-	tuple = slim_alloc_tuple(tupdesc, prefix_natts, hoff, hoff + off, false,
-							 NULL);
+	tuple = slim_alloc_tuple(tupdesc, prefix_natts, hoff,
+							 MAXALIGN(truncate_len), false, NULL);
 	td = tuple->t_data;
+	data = (char *) td + hoff;
+	/* MAXALIGN(hoff + end) >= MAXALIGN(truncate_len): end >= limit */
+	limit = MAXALIGN(truncate_len) - hoff - (MAXIMUM_ALIGNOF - 1);
+	off = values_off;
+	for (k = 0; k < n; k++)
+	{
+		SlimTailValue *v = &vals[ordered[k]];
+		char	   *to;
+		const char *from = tp + v->src_off;
+
+		off = (off + v->alignmask) & ~(uint32) v->alignmask;
+		if (off + v->len >= limit)
+		{
+			heap_freetuple(tuple);
+			return NULL;
+		}
+		to = data + off;
+		/* fixed sizes as single moves: most tail values are small */
+		switch (v->len)
+		{
+			case 8:
+				memcpy(to, from, 8);
+				break;
+			case 4:
+				memcpy(to, from, 4);
+				break;
+			case 2:
+				memcpy(to, from, 2);
+				break;
+			case 1:
+				*to = *from;
+				break;
+			default:
+				memcpy(to, from, v->len);
+				break;
+		}
+		off += v->len;
+	}
+
+	/* the real length, and what heap_form_tuple() would say of it */
+	tuple->t_len = hoff + off;
+	HeapTupleHeaderSetDatumLength(td, tuple->t_len);
 	td->t_infomask2 |= SLIM_HEAP_TAIL;
 	td->t_infomask |= src->t_infomask & HEAP_HASVARWIDTH;
 	if (prefix_hasnull)
@@ -431,21 +545,10 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 		if (prefix_natts % 8 != 0)
 			td->t_bits[prefix_natts / 8] &= (1 << (prefix_natts % 8)) - 1;
 	}
-	data = (char *) td + hoff;
 	memcpy(data, tp, prefix_end);
 	p = slim_varint_put(data + prefix_end, header);
 	p = slim_write_map(p, encoding, positions, n, prefix_natts, ntail);
 	Assert(p == data + values_off);
-
-	off = values_off;
-	for (k = 0; k < n; k++)
-	{
-		SlimTailValue *v = &vals[ordered[k]];
-
-		off = att_align_nominal(off, v->align);
-		memcpy(data + off, tp + v->src_off, v->len);
-		off += v->len;
-	}
 	return tuple;
 }
 
