@@ -177,18 +177,11 @@ typedef struct SlimEstimate
 static int
 slim_estimate_prefix_natts(Relation rel)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
 	SlimOptions opts;
-	int			floor;
-
-	if (rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
-		RelationIsLogicallyLogged(rel))
-		return desc->natts;
 
 	slim_read_options(RelationGetRelid(rel), &opts);
-	floor = Max(slim_index_natts(rel), slim_missing_natts(desc));
-	floor = Max(floor, opts.prefix_columns);
-	return Min(floor, desc->natts);
+	return slim_compress_prefix_natts(rel, NULL, &opts,
+									  slim_missing_natts(RelationGetDescr(rel)));
 }
 
 /*
