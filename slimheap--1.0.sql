@@ -101,7 +101,10 @@ CREATE FUNCTION @extschema@.stats(rel regclass,
 	OUT truncated_bytes bigint,
 	OUT heap_layout_bytes bigint,
 	OUT saved_bytes bigint,
-	OUT saved_percent numeric)
+	OUT saved_percent numeric,
+	OUT tail_rows bigint,
+	OUT tail_bytes bigint,
+	OUT tail_saved_bytes bigint)
 RETURNS record
 AS 'MODULE_PATHNAME', 'slimheap_stats'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
@@ -121,7 +124,7 @@ CREATE FUNCTION @extschema@.estimate(rel regclass, sample_rows integer DEFAULT 3
 	OUT saved_percent numeric)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_estimate'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 2;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 3;
 
 CREATE FUNCTION @extschema@.page_items(rel regclass, blkno bigint,
 	OUT lp integer,
@@ -132,7 +135,9 @@ CREATE FUNCTION @extschema@.page_items(rel regclass, blkno bigint,
 	OUT natts integer,
 	OUT t_hoff integer,
 	OUT has_bitmap boolean,
-	OUT problem text)
+	OUT problem text,
+	OUT tail_encoding text,
+	OUT stored_natts integer)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_page_items'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;

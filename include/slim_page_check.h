@@ -11,15 +11,10 @@
 #define SLIM_PAGE_CHECK_H
 
 #include "access/htup_details.h"
+#include "access/tupdesc.h"
 #include "storage/itemid.h"
 
-/*
- * The t_infomask2 bit reserved for rows in the compressed-tail form of the
- * future "compress" mode (htup_details.h leaves bits 0x1800 free; see
- * docs/reliability.md).  No version of slimheap writes it yet, so today a
- * row carrying it is corrupt.
- */
-#define SLIM_TAIL_MARKER		0x0800
+#include "slim_tail.h"
 
 /* What is wrong with a line pointer, if anything. */
 typedef enum SlimItemProblem
@@ -37,18 +32,18 @@ typedef enum SlimHeaderProblem
 	SLIM_HEADER_HOFF_OUTSIDE,	/* t_hoff below the header or past the item */
 	SLIM_HEADER_HOFF_UNALIGNED, /* t_hoff not MAXALIGNed */
 	SLIM_HEADER_NATTS,			/* more attributes than the relation has */
-	SLIM_HEADER_BITMAP,			/* the NULL bitmap runs past t_hoff */
-	SLIM_HEADER_TAIL_MARKER		/* SLIM_TAIL_MARKER set */
+	SLIM_HEADER_BITMAP			/* the NULL bitmap runs past t_hoff */
 } SlimHeaderProblem;
 
 /* How a sound stored row is written. */
 typedef enum SlimRowForm
 {
 	SLIM_ROW_FULL,				/* all attributes stored: heap's own layout */
-	SLIM_ROW_TRUNCATED			/* fewer attributes stored than the table has */
+	SLIM_ROW_TRUNCATED,			/* fewer attributes stored than the table has */
+	SLIM_ROW_TAIL				/* a standard prefix and a compressed tail */
 } SlimRowForm;
 
-#define SLIM_NUM_ROW_FORMS		2
+#define SLIM_NUM_ROW_FORMS		3
 
 extern SlimItemProblem slim_check_item_bounds(ItemId lp, Size lower,
 											  Size upper);
@@ -56,6 +51,8 @@ extern SlimHeaderProblem slim_check_tuple_header(HeapTupleHeader td,
 												 Size lp_len, int relnatts);
 extern const char *slim_item_problem_text(SlimItemProblem problem);
 extern const char *slim_header_problem_text(SlimHeaderProblem problem);
+extern const char *slim_check_row_tail(HeapTupleHeader td, Size lp_len,
+									   TupleDesc tupdesc, SlimTailInfo *info);
 extern SlimRowForm slim_row_form(HeapTupleHeader td, int relnatts);
 extern const char *slim_row_form_name(SlimRowForm form);
 

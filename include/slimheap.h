@@ -107,6 +107,8 @@ extern void slim_check_index_prefix(Relation rel, struct IndexInfo *index_info,
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
 extern int	slim_index_natts(Relation rel);
+extern int	slim_compress_prefix_natts(Relation rel, Relation source,
+									   const SlimOptions *opts, int min_natts);
 
 /* the relcache keeps it in rd_amcache until the entry is invalidated */
 static inline const SlimRelInfo *

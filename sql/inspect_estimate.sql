@@ -1,11 +1,14 @@
 --
 -- slimheap.estimate(): the main-fork size a table would have after
--- ALTER TABLE ... SET ACCESS METHOD slimheap (mode "truncate"), and after a
--- rewrite in heap's layout (mode "full"), from a full scan or a sample.
+-- ALTER TABLE ... SET ACCESS METHOD slimheap (mode "truncate"), after a
+-- rewrite in heap's layout (mode "full"), and after a conversion to
+-- slimheap.null_bitmap = compress (mode "compress"), from a full scan or a
+-- sample.
 --
 -- Each case converts the table and compares: to slimheap for "truncate",
--- then back to heap for "full" (both rewrites insert row by row through
--- heap_insert(), which is what the estimate simulates).  The rows and their
+-- back to heap for "full", to slimheap in compress mode for "compress", and
+-- back to heap (every rewrite inserts row by row through heap_insert(),
+-- which is what the estimate simulates).  The rows and their
 -- order are fixed, so the figures are exact and stable.
 --
 SET client_min_messages = warning;
@@ -45,6 +48,13 @@ BEGIN
 	EXECUTE format('UPDATE inspect_est e SET actual_pages = '
 				   '(SELECT count(DISTINCT (ctid::text::point)[0]) FROM %s) '
 				   'WHERE e.mode = ''full''', tab);
+	EXECUTE format('ALTER TABLE %s SET ACCESS METHOD slimheap, '
+				   'SET (slimheap.null_bitmap = compress)', tab);
+	EXECUTE format('UPDATE inspect_est e SET actual_pages = '
+				   '(SELECT count(DISTINCT (ctid::text::point)[0]) FROM %s) '
+				   'WHERE e.mode = ''compress''', tab);
+	EXECUTE format('ALTER TABLE %s SET ACCESS METHOD heap, '
+				   'RESET (slimheap.null_bitmap)', tab);
 	RETURN QUERY
 		SELECT e.*,
 			   round(100.0 * abs(e.projected_pages - e.actual_pages) / e.actual_pages, 2)
@@ -154,12 +164,43 @@ SELECT * FROM inspect_estimate_vs_actual('e_mixed');
 VACUUM e_mixed;
 SELECT * FROM inspect_estimate_vs_actual('e_mixed', 200);
 
+-- Sparse rows whose NULLs are not trailing, where compress saves most
+-- (W4-like: 600 int4 columns, about one in thirty set, at positions fixed
+-- by a hash).  compress keeps every column an index reads in the standard
+-- prefix (C1), so an index on c300 leaves less to the tail; REPLICA IDENTITY
+-- FULL gives no row a tail, and compress projects what truncate does.
+SELECT format('CREATE TABLE e_sparse (%s) USING heap',
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 600) i \gexec
+SELECT format('INSERT INTO e_sparse SELECT %s FROM generate_series(1, 1500) g',
+			  string_agg(format('CASE WHEN abs(hashint4(g * 1000 + %s)) %% 30 = 0 THEN g END', i),
+						 ', ' ORDER BY i))
+  FROM generate_series(1, 600) i \gexec
+SELECT * FROM inspect_estimate_vs_actual('e_sparse');
+CREATE INDEX e_sparse_c300 ON e_sparse (c300);
+SELECT * FROM inspect_estimate_vs_actual('e_sparse');
+ALTER TABLE e_sparse REPLICA IDENTITY FULL;
+SELECT * FROM inspect_estimate_vs_actual('e_sparse');
+
 -- A slimheap table: its "truncate" projection is its size.
 CREATE TABLE e_slim (a int4, b int4, c int4, d int4, e int4, f int4, g int4,
 	h int4, i int4) USING slimheap;
 INSERT INTO e_slim (a) SELECT g FROM generate_series(1, 3000) g;
 SELECT mode, total_rows, current_bytes, projected_bytes, saved_percent
   FROM slimheap.estimate('e_slim');
+-- A compress table whose rows have tails (read back through the slot's
+-- decoder, formed again by the former): its "compress" projection is its
+-- size.
+SELECT format('CREATE TABLE e_slim_comp (%s) USING slimheap
+				 WITH (slimheap.null_bitmap = compress)',
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 100) i \gexec
+INSERT INTO e_slim_comp (c1, c50, c100)
+	SELECT g, CASE WHEN g % 2 = 0 THEN g END, g FROM generate_series(1, 3000) g;
+SELECT (SELECT tail_rows FROM slimheap.stats('e_slim_comp')) AS tail_rows;
+SELECT mode, total_rows, current_bytes, projected_bytes,
+	   projected_bytes = current_bytes AS is_current, saved_percent
+  FROM slimheap.estimate('e_slim_comp');
 
 -- A materialized view, and an empty table.
 CREATE MATERIALIZED VIEW e_mv AS
@@ -181,6 +222,7 @@ SELECT * FROM slimheap.estimate('e_w1', -5);
 SELECT count(*) FROM slimheap.estimate(NULL);
 
 DROP MATERIALIZED VIEW e_mv;
-DROP TABLE e_w1, e_nulls, e_ff, e_fd, e_drop, e_toast, e_mixed, e_slim, e_empty;
+DROP TABLE e_w1, e_nulls, e_ff, e_fd, e_drop, e_toast, e_mixed, e_sparse, e_slim,
+	e_slim_comp, e_empty;
 DROP FUNCTION inspect_estimate_vs_actual(regclass, integer);
 DROP TABLE inspect_est;

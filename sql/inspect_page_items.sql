@@ -72,5 +72,45 @@ SELECT form, natts, has_bitmap, t_hoff, count(*)
  GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4;
 SELECT inspect_disagreements('pi_big');
 
+-- compress rows (docs/format.md): the header still reads as heap's (natts
+-- is the prefix, as pageinspect sees it), the encoding of each tail is
+-- shown, and stored_natts is the last non-NULL column.  80 int4 columns, c1
+-- indexed (the prefix floor); rows chosen so that each encoding is the
+-- shortest for one of them, and the tail form shorter than truncate's:
+--   c21..c40, a run of 20 values:  runs (2 varints; gaps 20, bitmap 5 bytes)
+--   c20 and c50:                   gaps (2 varints; runs 4, bitmap 7)
+--   every 4th column, c5..c73:     bitmap (9 bytes; gaps 18, runs 36)
+--   c1 only:                       no tail (truncate)
+SELECT format('CREATE TABLE pi_comp (%s) USING slimheap
+				 WITH (slimheap.null_bitmap = compress)',
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 80) i \gexec
+CREATE INDEX pi_comp_c1 ON pi_comp (c1);
+SELECT format('INSERT INTO pi_comp (c1, %s) VALUES (%s, %s)',
+			  string_agg(format('c%s', i), ', ' ORDER BY i), r,
+			  string_agg(i::text, ', ' ORDER BY i))
+  FROM (VALUES (1, 21, 40, 1), (2, 20, 50, 30), (3, 5, 73, 4)) v(r, lo, hi, step),
+	   generate_series(lo, hi, step) i
+ GROUP BY r ORDER BY r \gexec
+INSERT INTO pi_comp (c1) VALUES (4);
+SELECT lp, lp_len, form, natts, t_hoff, has_bitmap, problem, tail_encoding,
+	   stored_natts
+  FROM slimheap.page_items('pi_comp', 0);
+SELECT inspect_disagreements('pi_comp');
+-- the marker bit exactly on the rows shown as tail rows
+SELECT count(*) AS marker_disagreements
+  FROM slimheap.page_items('pi_comp', 0) p
+  JOIN heap_page_items(get_raw_page('pi_comp', 0)) h USING (lp)
+ WHERE (p.form = 'tail') <> ((h.t_infomask2 & 2048) <> 0);
+-- stored_natts is the last non-NULL column of the row
+SELECT count(*) AS stored_natts_disagreements
+  FROM slimheap.page_items('pi_comp', 0) p
+  JOIN pi_comp t ON t.ctid = format('(0,%s)', p.lp)::tid
+ WHERE p.stored_natts <>
+	   (SELECT max(i) FROM jsonb_each(to_jsonb(t)) e,
+			   LATERAL (SELECT substr(e.key, 2)::int AS i) k
+		 WHERE e.value <> 'null'::jsonb);
+DROP TABLE pi_comp;
+
 DROP TABLE pi, pi_empty, pi_big;
 DROP FUNCTION inspect_disagreements(regclass);

@@ -22,6 +22,8 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/tableam.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_class.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -40,8 +42,7 @@ PG_FUNCTION_INFO_V1(slimheap_estimate);
 
 /*
  * The null_bitmap modes estimate() projects, one output row each.  "full" is
- * heap's layout and the baseline the savings are measured against.  The
- * compress mode gets its entry here once slim_form_tuple() can write it.
+ * heap's layout and the baseline the savings are measured against.
  */
 typedef struct SlimEstimateMode
 {
@@ -52,6 +53,7 @@ typedef struct SlimEstimateMode
 static const SlimEstimateMode slim_estimate_modes[] = {
 	{"full", SLIM_NULL_BITMAP_FULL},	/* first: the baseline */
 	{"truncate", SLIM_NULL_BITMAP_TRUNCATE},
+	{"compress", SLIM_NULL_BITMAP_COMPRESS},
 };
 
 #define SLIM_ESTIMATE_NMODES	lengthof(slim_estimate_modes)
@@ -148,6 +150,7 @@ typedef struct SlimEstimate
 	Relation	rel;
 	TupleDesc	desc;
 	int			min_natts;		/* the T1 floor conversion would apply */
+	int			prefix_natts;	/* compress: the C1 prefix floor */
 	bool	   *isnull;			/* scratch: the slot's, dropped ones NULL */
 	MemoryContext row_cxt;		/* reset after every row */
 	int64		rows;			/* live rows read */
@@ -163,6 +166,23 @@ typedef struct SlimEstimate
 	int64		nsample_blocks;
 	int64		sample_blocks_size;	/* allocated blocks */
 } SlimEstimate;
+
+/*
+ * The prefix floor (invariant C1, docs/format.md) the compress mode would
+ * give the table's rows after a conversion with its current indexes, replica
+ * identity, fast defaults and slimheap.prefix_columns: the compressed tail
+ * starts after it.  The descriptor's natts when no row could have a tail:
+ * REPLICA IDENTITY FULL, or a table that is logically logged (C3).
+ */
+static int
+slim_estimate_prefix_natts(Relation rel)
+{
+	SlimOptions opts;
+
+	slim_read_options(RelationGetRelid(rel), &opts);
+	return slim_compress_prefix_natts(rel, NULL, &opts,
+									  slim_missing_natts(RelationGetDescr(rel)));
+}
 
 /*
  * Would heap_insert() hand this row to the toaster and would the toaster
@@ -234,7 +254,7 @@ slim_estimate_row(SlimEstimate *est, TupleTableSlot *slot)
 
 		formed = slim_form_tuple(desc, slot->tts_values, est->isnull,
 								 slim_estimate_modes[i].mode, est->min_natts,
-								 desc->natts);
+								 est->prefix_natts);
 		len = formed->t_len;
 
 		/*
@@ -452,6 +472,7 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 	est.desc = RelationGetDescr(rel);
 	/* the rewrite honours the table's fast defaults, as slim_relinfo.c says */
 	est.min_natts = slim_missing_natts(est.desc);
+	est.prefix_natts = slim_estimate_prefix_natts(rel);
 	est.isnull = palloc(Max(est.desc->natts, 1) * sizeof(bool));
 	est.row_cxt = AllocSetContextCreate(CurrentMemoryContext,
 										"slimheap estimate rows",

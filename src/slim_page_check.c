@@ -9,13 +9,15 @@
  * line pointer must point inside the page, and before attributes are read,
  * the header must describe a layout that fits the item.  Each function words
  * what it finds in its own way (an error, a "problem" column, a report row);
- * the rules are here, once.
+ * the rules are here, once.  The compressed tail of a compress-mode row is
+ * checked by its own decoder (slim_check_tail() in slim_tail_check.c).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "slim_page_check.h"
+#include "slim_tail.h"
 
 /*
  * Whether the storage of a normal line pointer lies within [lower, upper)
@@ -58,8 +60,6 @@ slim_check_tuple_header(HeapTupleHeader td, Size lp_len, int relnatts)
 	if ((td->t_infomask & HEAP_HASNULL) &&
 		SizeofHeapTupleHeader + BITMAPLEN(natts) > hoff)
 		return SLIM_HEADER_BITMAP;
-	if (td->t_infomask2 & SLIM_TAIL_MARKER)
-		return SLIM_HEADER_TAIL_MARKER;
 	return SLIM_HEADER_SOUND;
 }
 
@@ -95,10 +95,25 @@ slim_header_problem_text(SlimHeaderProblem problem)
 			return "natts exceeds the table's attributes";
 		case SLIM_HEADER_BITMAP:
 			return "NULL bitmap runs past t_hoff";
-		case SLIM_HEADER_TAIL_MARKER:
-			return "compressed-tail marker set, but no version of slimheap writes that form";
 	}
 	return NULL;
+}
+
+/*
+ * For a row whose header passed slim_check_tuple_header() and that carries
+ * the tail marker (SLIM_HEAP_TAIL): NULL when its prefix and compressed tail
+ * can be decoded within the item (info then says where the parts lie), or
+ * what is wrong.  The marker is legitimate in every mode: a table switched
+ * from compress to another mode keeps the tail rows it has.  A row without
+ * the marker gets NULL and no info.
+ */
+const char *
+slim_check_row_tail(HeapTupleHeader td, Size lp_len, TupleDesc tupdesc,
+					SlimTailInfo *info)
+{
+	if (!SlimHeaderHasTail(td))
+		return NULL;
+	return slim_check_tail(td, (uint32) lp_len, tupdesc, info);
 }
 
 /*
@@ -107,6 +122,8 @@ slim_header_problem_text(SlimHeaderProblem problem)
 SlimRowForm
 slim_row_form(HeapTupleHeader td, int relnatts)
 {
+	if (SlimHeaderHasTail(td))
+		return SLIM_ROW_TAIL;
 	if (HeapTupleHeaderGetNatts(td) < relnatts)
 		return SLIM_ROW_TRUNCATED;
 	return SLIM_ROW_FULL;
@@ -115,5 +132,14 @@ slim_row_form(HeapTupleHeader td, int relnatts)
 const char *
 slim_row_form_name(SlimRowForm form)
 {
-	return form == SLIM_ROW_FULL ? "full" : "truncated";
+	switch (form)
+	{
+		case SLIM_ROW_FULL:
+			return "full";
+		case SLIM_ROW_TRUNCATED:
+			return "truncated";
+		case SLIM_ROW_TAIL:
+			return "tail";
+	}
+	return "?";					/* cannot happen */
 }

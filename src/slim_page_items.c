@@ -5,9 +5,9 @@
  *	  page of a slimheap table and the form of each row.
  *
  * pageinspect's heap_page_items() shows the raw header fields; this one says
- * what slimheap wrote (full or truncated), and reports what does not add up
- * on a damaged page instead of reading it.  docs/inspect.md describes the
- * columns.
+ * what slimheap wrote (full, truncated, or a compressed tail and its
+ * encoding), and reports what does not add up on a damaged page instead of
+ * reading it.  docs/inspect.md describes the columns.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,10 +26,11 @@
 #include "slimheap.h"
 #include "slim_inspect.h"
 #include "slim_page_check.h"
+#include "slim_tail.h"
 
 PG_FUNCTION_INFO_V1(slimheap_page_items);
 
-#define SLIM_PAGE_ITEMS_COLUMNS	9
+#define SLIM_PAGE_ITEMS_COLUMNS	11
 
 static const char *
 slim_lp_flags_name(unsigned flags)
@@ -55,22 +56,26 @@ slim_lp_flags_name(unsigned flags)
  * instead of being read.
  */
 static void
-slim_page_item(Page page, OffsetNumber off, int relnatts, Datum *values,
+slim_page_item(Page page, OffsetNumber off, TupleDesc tupdesc, Datum *values,
 			   bool *nulls)
 {
 	ItemId		itemid = PageGetItemId(page, off);
 	unsigned	lp_flags = ItemIdGetFlags(itemid);
+	int			relnatts = tupdesc->natts;
 	HeapTupleHeader td;
 	SlimItemProblem item_problem;
 	SlimHeaderProblem header_problem;
+	SlimTailInfo tail;
+	const char *tail_problem;
 
 	/* lp, lp_off, lp_flags, lp_len */
 	values[0] = Int32GetDatum(off);
 	values[1] = Int32GetDatum(ItemIdGetOffset(itemid));
 	values[2] = CStringGetTextDatum(slim_lp_flags_name(lp_flags));
 	values[3] = Int32GetDatum(ItemIdGetLength(itemid));
-	/* form, natts, t_hoff, has_bitmap, problem */
+	/* form, natts, t_hoff, has_bitmap, problem, tail_encoding, stored_natts */
 	nulls[4] = nulls[5] = nulls[6] = nulls[7] = nulls[8] = true;
+	nulls[9] = nulls[10] = true;
 
 	if (lp_flags != LP_NORMAL)
 		return;
@@ -99,8 +104,27 @@ slim_page_item(Page page, OffsetNumber off, int relnatts, Datum *values,
 		return;
 	}
 
+	/* a compressed tail must decode within the item before it is named */
+	tail_problem = slim_check_row_tail(td, ItemIdGetLength(itemid), tupdesc,
+									   &tail);
+	if (tail_problem != NULL)
+	{
+		values[8] = CStringGetTextDatum(tail_problem);
+		nulls[8] = false;
+		return;
+	}
+
 	values[4] = CStringGetTextDatum(slim_row_form_name(slim_row_form(td, relnatts)));
 	nulls[4] = false;
+	if (SlimHeaderHasTail(td))
+	{
+		values[9] = CStringGetTextDatum(slim_tail_encoding_name(tail.encoding));
+		nulls[9] = false;
+		values[10] = Int32GetDatum(tail.stored_natts);
+	}
+	else
+		values[10] = Int32GetDatum(HeapTupleHeaderGetNatts(td));
+	nulls[10] = false;
 }
 
 Datum
@@ -114,7 +138,7 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 	PGAlignedBlock copy;
 	Page		page = (Page) copy.data;
 	Buffer		buf;
-	int			relnatts;
+	TupleDesc	tupdesc;
 	OffsetNumber maxoff;
 	OffsetNumber off;
 
@@ -124,7 +148,8 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 			 rsinfo->setDesc->natts, SLIM_PAGE_ITEMS_COLUMNS);
 
 	rel = slim_inspect_open(relid, "page_items", SLIM_TARGET_SLIMHEAP);
-	relnatts = RelationGetDescr(rel)->natts;
+	/* the descriptor outlives the relation's lock: the rows need it */
+	tupdesc = CreateTupleDescCopyConstr(RelationGetDescr(rel));
 
 	nblocks = RelationGetNumberOfBlocks(rel);
 	if (blkno < 0 || blkno >= (int64) nblocks)
@@ -157,7 +182,7 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 		bool		nulls[SLIM_PAGE_ITEMS_COLUMNS];
 
 		memset(nulls, 0, sizeof(nulls));
-		slim_page_item(page, off, relnatts, values, nulls);
+		slim_page_item(page, off, tupdesc, values, nulls);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values,
 							 nulls);
 	}

@@ -83,22 +83,23 @@ slim_index_natts(Relation rel)
  * Invariant C1: the attributes every compress row of rel keeps in its
  * standard prefix, or natts when no row may have a tail (C3: logical
  * decoding reads WAL tuples as heap's; REPLICA IDENTITY FULL logs old rows
- * whole).
+ * whole).  min_natts is rel's T1 floor; source the table a rewrite copies,
+ * or NULL.  Also what slimheap.estimate() projects, for any table.
  */
-static int
-slim_prefix_floor(Relation rel, Relation source, const SlimRelInfo *info)
+int
+slim_compress_prefix_natts(Relation rel, Relation source,
+						   const SlimOptions *opts, int min_natts)
 {
 	int			natts = RelationGetDescr(rel)->natts;
 	int			floor;
 
-	if (info->options.null_bitmap != SLIM_NULL_BITMAP_COMPRESS ||
-		RelationIsLogicallyLogged(rel) ||
+	if (RelationIsLogicallyLogged(rel) ||
 		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
 		(source != NULL &&
 		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
 		return natts;
 
-	floor = Max(info->min_natts, info->options.prefix_columns);
+	floor = Max(min_natts, opts->prefix_columns);
 	floor = Max(floor, slim_index_natts(rel));
 	if (source != NULL)
 		floor = Max(floor, slim_index_natts(source));
@@ -123,7 +124,10 @@ slim_build_relinfo(Relation rel)
 							  slim_missing_natts_upto(RelationGetDescr(source),
 													  RelationGetDescr(rel)->natts));
 	}
-	local.prefix_natts = slim_prefix_floor(rel, source, &local);
+	local.prefix_natts = local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
+		slim_compress_prefix_natts(rel, source, &local.options,
+								   local.min_natts) :
+		RelationGetDescr(rel)->natts;
 	if (source != NULL)
 		RelationClose(source);
 

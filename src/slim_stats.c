@@ -6,8 +6,9 @@
  *
  * pgstattuple refuses tables whose access method is not heap, so slimheap
  * brings its own.  Heap's size of a row comes from heap's former
- * (heap_form_tuple()), never from a second copy of its layout rules.
- * docs/inspect.md describes the columns.
+ * (heap_form_tuple()), and the truncate form a compressed-tail row would
+ * otherwise have from slimheap's (slim_form_tuple()), never from a second
+ * copy of their layout rules.  docs/inspect.md describes the columns.
  *
  *-------------------------------------------------------------------------
  */
@@ -27,10 +28,11 @@
 #include "slimheap.h"
 #include "slim_inspect.h"
 #include "slim_page_check.h"
+#include "slim_tail.h"
 
 PG_FUNCTION_INFO_V1(slimheap_stats);
 
-#define SLIM_STATS_COLUMNS		14
+#define SLIM_STATS_COLUMNS		17
 
 typedef struct SlimStats
 {
@@ -43,6 +45,7 @@ typedef struct SlimStats
 	int64		form_rows[SLIM_NUM_ROW_FORMS];
 	int64		form_bytes[SLIM_NUM_ROW_FORMS];
 	int64		heap_layout_bytes;
+	int64		tail_saved_bytes;	/* truncate form minus tail form */
 } SlimStats;
 
 /*
@@ -50,6 +53,8 @@ typedef struct SlimStats
  * read back through the table's descriptor, which includes the fast defaults
  * of columns past the row's natts (heap would store those as data) and keeps
  * what dropped columns still hold (heap keeps that too until a rewrite).
+ * The row is deformed into values/isnull, which the caller may use further.
+ * A compressed-tail row must have passed slim_check_tail().
  */
 static Size
 slim_heap_layout_len(HeapTuple tuple, TupleDesc desc, Datum *values,
@@ -58,10 +63,29 @@ slim_heap_layout_len(HeapTuple tuple, TupleDesc desc, Datum *values,
 	HeapTuple	heap_tuple;
 	Size		len;
 
-	heap_deform_tuple(tuple, desc, values, isnull);
+	/* heap's deforming would read a tail row as its prefix alone */
+	slim_deform_tuple(tuple, desc, values, isnull);
 	heap_tuple = heap_form_tuple(desc, values, isnull);
 	len = heap_tuple->t_len;
 	heap_freetuple(heap_tuple);
+	return len;
+}
+
+/*
+ * The bytes the truncate form of a compressed-tail row takes: what the
+ * tail saves, and what the row would take after a switch to truncate and a
+ * rewrite.  values/isnull hold the row, deformed.
+ */
+static Size
+slim_truncate_len(TupleDesc desc, Datum *values, bool *isnull, int min_natts)
+{
+	HeapTuple	formed;
+	Size		len;
+
+	formed = slim_form_tuple(desc, values, isnull, SLIM_NULL_BITMAP_TRUNCATE,
+							 min_natts, desc->natts);
+	len = formed->t_len;
+	heap_freetuple(formed);
 	return len;
 }
 
@@ -73,8 +97,11 @@ static void
 slim_check_item(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 {
 	ItemId		itemid = PageGetItemId(page, off);
+	HeapTupleHeader td;
 	SlimItemProblem item_problem;
 	SlimHeaderProblem header_problem;
+	SlimTailInfo tail;
+	const char *tail_problem;
 
 	item_problem = slim_check_item_bounds(itemid, SizeOfPageHeaderData, BLCKSZ);
 	if (item_problem != SLIM_ITEM_SOUND)
@@ -87,10 +114,9 @@ slim_check_item(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 						   slim_item_problem_text(item_problem)),
 				 errhint("slimheap.page_items() shows the page.")));
 
-	header_problem =
-		slim_check_tuple_header((HeapTupleHeader) PageGetItem(page, itemid),
-								ItemIdGetLength(itemid),
-								RelationGetDescr(rel)->natts);
+	td = (HeapTupleHeader) PageGetItem(page, itemid);
+	header_problem = slim_check_tuple_header(td, ItemIdGetLength(itemid),
+											 RelationGetDescr(rel)->natts);
 	if (header_problem != SLIM_HEADER_SOUND)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -98,6 +124,17 @@ slim_check_item(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
 						blkno, off, RelationGetRelationName(rel)),
 				 errdetail("%s.", slim_header_problem_text(header_problem)),
 				 errhint("slimheap.page_items() shows the page.")));
+
+	/* a compressed tail is decoded below: it must lie within the item */
+	tail_problem = slim_check_row_tail(td, ItemIdGetLength(itemid),
+									   RelationGetDescr(rel), &tail);
+	if (tail_problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("row (%u,%u) of relation \"%s\" is corrupted",
+						blkno, off, RelationGetRelationName(rel)),
+				 errdetail("Its compressed tail is invalid: %s.", tail_problem),
+				 errhint("slimheap.page_items() shows the page; slimheap.verify() checks the table.")));
 }
 
 /*
@@ -108,6 +145,7 @@ slim_stats_page(Relation rel, Buffer buf, Snapshot snapshot, SlimStats *stats,
 				Datum *values, bool *isnull)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
+	int			min_natts = slim_get_relinfo(rel)->min_natts;
 	BlockNumber blkno = BufferGetBlockNumber(buf);
 	Page		page = BufferGetPage(buf);
 	OffsetNumber maxoff;
@@ -151,6 +189,10 @@ slim_stats_page(Relation rel, Buffer buf, Snapshot snapshot, SlimStats *stats,
 		stats->form_bytes[form] += tuple.t_len;
 		stats->heap_layout_bytes += slim_heap_layout_len(&tuple, desc,
 														 values, isnull);
+		if (form == SLIM_ROW_TAIL)
+			stats->tail_saved_bytes +=
+				(int64) slim_truncate_len(desc, values, isnull, min_natts) -
+				(int64) tuple.t_len;
 	}
 }
 
@@ -229,6 +271,10 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	result[i] = slim_percent(stats.heap_layout_bytes - stats.live_bytes,
 							 stats.heap_layout_bytes, &result_null[i]);
 	i++;
+	/* added with the compress mode: after the columns that were there */
+	result[i++] = Int64GetDatum(stats.form_rows[SLIM_ROW_TAIL]);
+	result[i++] = Int64GetDatum(stats.form_bytes[SLIM_ROW_TAIL]);
+	result[i++] = Int64GetDatum(stats.tail_saved_bytes);
 	Assert(i == lengthof(result));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result,

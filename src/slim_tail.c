@@ -274,7 +274,7 @@ slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
 
 				i += slim_varint_get(&p);
 				vals = slim_varint_get(&p);
-				while (vals-- > 0)
+				while (vals-- > 0 && i < ntail)
 					positions[n++] = first + i++;
 			}
 			break;
@@ -318,8 +318,8 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 	char	   *tp = (char *) td + td->t_hoff;
 	const char *p = tp + prefix_end;
 	uint32		header = slim_varint_get(&p);
-	int			ntail = header >> 2;
-	int			stored_natts = Min(first + ntail, tupdesc->natts);
+	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
+	int			ntail = stored_natts - first;	/* bounds every array below */
 	int16		positions[MaxTupleAttributeNumber];
 	int16		ordered[MaxTupleAttributeNumber];
 	int			n;
@@ -330,8 +330,6 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
 	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first, ntail,
 					  positions);
-	while (n > 0 && positions[n - 1] >= stored_natts)
-		n--;
 	slim_order_values(tupdesc, positions, n, ordered);
 	off = p - tp;
 

@@ -76,6 +76,7 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	int			start[6] = {0};
 	int			n = 0;
 	int			run = 0;
+	int			next = prefix_natts;	/* the first attribute not mapped */
 	Size		runs_len = 0;
 	Size		gaps_len = 0;
 	int			ntail;
@@ -147,38 +148,46 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 			i = k * 8 + pg_rightmost_one_pos64(word);
 			word &= word - 1;
 			att = &attinfo[i];
-			v->alignmask = att->alignmask;
-			if (att->attlen > 0)
+			if (likely(att->attlen > 0))
+			{
+				off = (off + att->alignmask) & ~(uint32) att->alignmask;
 				v->len = att->attlen;
+				v->alignmask = att->alignmask;
+			}
 			else if (att->attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
 					 VARATT_IS_SHORT(tp + off))
 			{
 				/* a 1-byte header: unaligned, here and in the tail */
-				v->alignmask = 0;
 				v->len = VARSIZE_SHORT(tp + off);
+				v->alignmask = 0;
 			}
 			else
 			{
 				off = (off + att->alignmask) & ~(uint32) att->alignmask;
 				v->len = att_addlength_pointer(0, att->attlen, tp + off);
+				v->alignmask = att->alignmask;
 			}
-			off = (off + v->alignmask) & ~(uint32) v->alignmask;
 			v->src_off = off;
 			v->group = att->group;
-			start[v->group + 1]++;
+			start[att->group + 1]++;
 			off += v->len;
 
-			/* a value after a NULL (or the first) starts a run */
-			gap = i - (n == 0 ? prefix_natts : positions[n - 1] + 1);
-			gaps_len += slim_varint_len(gap);
-			if (n == 0 || gap > 0)
+			/*
+			 * The map lengths: a gap before every value (varints below 2^14
+			 * take one byte, or two from 128 on); a run starts after a NULL.
+			 */
+			gap = i - next;
+			next = i + 1;
+			gaps_len += 1 + (gap >= 0x80);
+			if (gap > 0 || run == 0)
 			{
 				if (run > 0)
-					runs_len += slim_varint_len(run);
-				runs_len += slim_varint_len(gap);
-				run = 0;
+					runs_len += 1 + (run >= 0x80);
+				runs_len += 1 + (gap >= 0x80);
+				run = 1;
 			}
-			run++;
+			else
+				run++;
 			positions[n++] = i;
 		}
 	}

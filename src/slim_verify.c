@@ -12,11 +12,8 @@
  * bounds-checked against the page or the tuple, so arbitrary garbage produces
  * report rows, never a crash and never an error.
  *
- * The attribute walk is our own, not heap_deform_tuple(): it follows the
- * rules by which PostgreSQL's readers find attributes (alignment, fixed
- * lengths, varlena headers, cstrings) and checks each step against the
- * tuple's length, so a tuple that passes can be deformed safely and the data
- * ends exactly where the header says.
+ * The walk over each tuple's values, the compressed tail of a compress-mode
+ * row included, is in slim_verify_values.c.
  *
  * Invariant T1 (a row stores every attribute up to the last column with a
  * fast default) depends on when a row was formed relative to the ADD COLUMN,
@@ -30,8 +27,6 @@
 #include "access/heapam.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
-#include "access/toast_compression.h"
-#include "access/tupmacs.h"
 #include "catalog/pg_class.h"
 #include "fmgr.h"
 #include "funcapi.h"
@@ -46,6 +41,7 @@
 #include "slimheap.h"
 #include "slim_inspect.h"
 #include "slim_page_check.h"
+#include "slim_verify.h"
 
 PG_FUNCTION_INFO_V1(slimheap_verify);
 
@@ -54,49 +50,10 @@ PG_FUNCTION_INFO_V1(slimheap_verify);
 
 #define VERIFY_COLUMNS			3
 
-/* What we remember of each item of the page being checked. */
-typedef struct VerifyItem
-{
-	bool		sound;			/* header and attributes passed every check */
-	int			natts;			/* its natts, when sound */
-} VerifyItem;
-
-typedef struct VerifyState
-{
-	Relation	rel;
-	TupleDesc	tupdesc;
-	int			relnatts;
-	Oid			toastrelid;
-
-	/*
-	 * floor_below[n], for n in 0..relnatts: the highest attribute number <= n
-	 * whose column currently has a non-NULL missing value (a fast default),
-	 * or 0.
-	 */
-	int		   *floor_below;
-	bool		any_missing;
-
-	/* output */
-	Tuplestorestate *tupstore;
-	TupleDesc	retdesc;
-
-	/* position being checked */
-	BlockNumber blkno;
-	OffsetNumber offnum;		/* InvalidOffsetNumber for the page itself */
-
-	/* the private copy of the current page */
-	PGAlignedBlock page;
-	VerifyItem	items[MaxHeapTuplesPerPage + 1];
-} VerifyState;
-
 /*
  * Report one problem at the current position.
  */
-static void
-verify_report(VerifyState *st, const char *fmt,...)
-	pg_attribute_printf(2, 3);
-
-static void
+void
 verify_report(VerifyState *st, const char *fmt,...)
 {
 	Datum		values[VERIFY_COLUMNS];
@@ -173,6 +130,11 @@ verify_prepare(VerifyState *st, Relation rel)
 	st->tupdesc = tupdesc;
 	st->relnatts = tupdesc->natts;
 	st->toastrelid = rel->rd_rel->reltoastrelid;
+	st->is_slimheap = slim_is_slimheap_relation(rel);
+	st->isnull = palloc0(Max(st->relnatts, 1) * sizeof(bool));
+	st->values = palloc0(Max(st->relnatts, 1) * sizeof(Datum));
+	st->positions = palloc0(Max(st->relnatts, 1) * sizeof(int16));
+	st->ordered = palloc0(Max(st->relnatts, 1) * sizeof(int16));
 
 	/* the writers' own rule (slim_tuple.c), for every stored natts */
 	st->any_missing = slim_missing_natts(tupdesc) > 0;
@@ -206,284 +168,9 @@ verify_page_header(VerifyState *st, Page page)
 }
 
 /*
- * The tail of a row in the future "compress" form.  No version of slimheap
- * writes one yet, so the marker alone makes the tuple corrupt.  When the
- * compressed tail exists, this is where its encoding gets checked; it then
- * returns the number of data bytes the tail occupies.
- */
-static bool
-verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen)
-{
-	verify_report(st, "tail marker set but this version of slimheap writes no compressed tails (t_infomask2 0x%04x)",
-				  tup->t_infomask2);
-	return false;
-}
-
-/*
- * Check one varlena datum stored at data + off, at most avail bytes long.
- * Sets *size to its length and *external when it is a TOAST pointer.
- * Returns false after reporting a problem.
- */
-static bool
-verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
-			   Size *size, bool *external)
-{
-	*external = false;
-
-	if (VARATT_IS_1B_E(ptr))
-	{
-		varatt_external toast_pointer;
-		uint8		tag;
-		int32		extsize;
-
-		if (avail < VARHDRSZ_EXTERNAL)
-		{
-			verify_report(st, "attribute %d: TOAST pointer header extends past the end of the tuple",
-						  attno);
-			return false;
-		}
-		tag = VARTAG_1B_E(ptr);
-		if (tag != VARTAG_ONDISK)
-		{
-			verify_report(st, "attribute %d: TOAST pointer has tag %u, but only on-disk pointers (tag %u) can be stored",
-						  attno, tag, VARTAG_ONDISK);
-			return false;
-		}
-		*size = VARHDRSZ_EXTERNAL + sizeof(varatt_external);
-		if (*size > avail)
-		{
-			verify_report(st, "attribute %d: TOAST pointer of %zu bytes extends past the end of the tuple (%zu bytes left)",
-						  attno, *size, avail);
-			return false;
-		}
-		*external = true;
-
-		/* the pointer is unaligned on the page: copy it out */
-		memcpy(&toast_pointer, VARDATA_EXTERNAL(ptr), sizeof(toast_pointer));
-		extsize = VARATT_EXTERNAL_GET_EXTSIZE(toast_pointer);
-		if (toast_pointer.va_rawsize < VARHDRSZ ||
-			toast_pointer.va_rawsize > (int32) (VARLENA_EXTSIZE_MASK + VARHDRSZ))
-		{
-			verify_report(st, "attribute %d: TOAST pointer has impossible raw size %d",
-						  attno, toast_pointer.va_rawsize);
-			return false;
-		}
-		if (VARATT_EXTERNAL_IS_COMPRESSED(toast_pointer))
-		{
-			uint32		cm = VARATT_EXTERNAL_GET_COMPRESS_METHOD(toast_pointer);
-
-			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
-			{
-				verify_report(st, "attribute %d: TOAST pointer has invalid compression method id %u",
-							  attno, cm);
-				return false;
-			}
-		}
-		else if (extsize != toast_pointer.va_rawsize - VARHDRSZ)
-		{
-			verify_report(st, "attribute %d: uncompressed TOAST value has external size %d but raw size %d",
-						  attno, extsize, toast_pointer.va_rawsize);
-			return false;
-		}
-		if (!OidIsValid(st->toastrelid))
-		{
-			verify_report(st, "attribute %d: TOAST pointer found, but the relation has no TOAST table",
-						  attno);
-			return false;
-		}
-		if (toast_pointer.va_toastrelid != st->toastrelid)
-		{
-			verify_report(st, "attribute %d: TOAST pointer names TOAST relation %u, but the relation's is %u",
-						  attno, toast_pointer.va_toastrelid, st->toastrelid);
-			return false;
-		}
-		return true;
-	}
-
-	if (VARATT_IS_1B(ptr))
-	{
-		/* a short varlena: one header byte that includes itself */
-		*size = VARSIZE_1B(ptr);
-		if (*size < VARHDRSZ_SHORT)
-		{
-			verify_report(st, "attribute %d: short varlena has impossible length %zu",
-						  attno, *size);
-			return false;
-		}
-	}
-	else
-	{
-		if (avail < VARHDRSZ)
-		{
-			verify_report(st, "attribute %d: varlena header extends past the end of the tuple",
-						  attno);
-			return false;
-		}
-		/* 4-byte headers are aligned, but copy anyway: the page is ours */
-		{
-			uint32		header;
-
-			memcpy(&header, ptr, sizeof(header));
-			*size = VARSIZE_4B(&header);
-		}
-		if (*size < VARHDRSZ)
-		{
-			verify_report(st, "attribute %d: varlena has impossible length %zu",
-						  attno, *size);
-			return false;
-		}
-		if (VARATT_IS_4B_C(ptr))
-		{
-			uint32		tcinfo;
-			uint32		cm;
-
-			if (*size < VARHDRSZ_COMPRESSED || avail < VARHDRSZ_COMPRESSED)
-			{
-				verify_report(st, "attribute %d: compressed varlena of %zu bytes is shorter than its header",
-							  attno, *size);
-				return false;
-			}
-			memcpy(&tcinfo, ptr + VARHDRSZ, sizeof(tcinfo));
-			cm = tcinfo >> VARLENA_EXTSIZE_BITS;
-			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
-			{
-				verify_report(st, "attribute %d: compressed varlena has invalid compression method id %u",
-							  attno, cm);
-				return false;
-			}
-		}
-	}
-
-	if (*size > avail)
-	{
-		verify_report(st, "attribute %d: varlena of %zu bytes extends past the end of the tuple (%zu bytes left)",
-					  attno, *size, avail);
-		return false;
-	}
-	return true;
-}
-
-/*
- * Walk the attributes the tuple declares, the way PostgreSQL's readers find
- * them, and check that the data ends exactly at the end of the tuple.
- * Returns false after reporting a problem.
- */
-static bool
-verify_attributes(VerifyState *st, HeapTupleHeader tup, Size tuplen,
-				  int natts)
-{
-	const char *data = (const char *) tup + tup->t_hoff;
-	Size		datalen = tuplen - tup->t_hoff;
-	bool		hasnulls = (tup->t_infomask & HEAP_HASNULL) != 0;
-	Size		off = 0;
-	bool		saw_varwidth = false;
-	bool		saw_external = false;
-	int			attno;
-
-	for (attno = 1; attno <= natts; attno++)
-	{
-		Form_pg_attribute att = TupleDescAttr(st->tupdesc, attno - 1);
-		Size		size;
-
-		if (hasnulls && att_isnull(attno - 1, tup->t_bits))
-			continue;
-
-		if (att->attlen > 0)
-		{
-			off = att_align_nominal(off, att->attalign);
-			size = att->attlen;
-			if (off > datalen || size > datalen - off)
-			{
-				verify_report(st, "attribute %d of length %zu at data offset %zu extends past the end of the tuple data (%zu bytes)",
-							  attno, size, off, datalen);
-				return false;
-			}
-		}
-		else if (att->attlen == -1)
-		{
-			bool		external;
-
-			/*
-			 * Readers look at the byte at the unaligned position: a non-zero
-			 * byte starts a short or external varlena there; a zero byte is
-			 * padding before an aligned 4-byte header.
-			 */
-			if (off >= datalen)
-			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
-							  attno, off, datalen);
-				return false;
-			}
-			off = att_align_pointer(off, att->attalign, att->attlen, data + off);
-			if (off >= datalen)
-			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
-							  attno, off, datalen);
-				return false;
-			}
-			if (!verify_varlena(st, attno, data + off, datalen - off, &size,
-								&external))
-				return false;
-			saw_varwidth = true;
-			saw_external |= external;
-		}
-		else if (att->attlen == -2)
-		{
-			const char *end;
-
-			off = att_align_nominal(off, att->attalign);
-			if (off >= datalen)
-			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
-							  attno, off, datalen);
-				return false;
-			}
-			end = memchr(data + off, '\0', datalen - off);
-			if (end == NULL)
-			{
-				verify_report(st, "attribute %d: cstring is not terminated within the tuple",
-							  attno);
-				return false;
-			}
-			size = end - (data + off) + 1;
-			saw_varwidth = true;
-		}
-		else
-		{
-			/* the descriptor comes from the catalog; this cannot happen */
-			elog(ERROR, "attribute %d of \"%s\" has invalid length %d",
-				 attno, RelationGetRelationName(st->rel), att->attlen);
-		}
-		off += size;
-	}
-
-	if (off != datalen)
-	{
-		verify_report(st, "tuple data is %zu bytes, but its %d attributes end at %zu bytes",
-					  datalen, natts, off);
-		return false;
-	}
-
-	/*
-	 * Readers rely on these flags to decide whether cached attribute offsets
-	 * are usable and whether TOAST values must be deleted with the row.
-	 */
-	if (saw_varwidth && !(tup->t_infomask & HEAP_HASVARWIDTH))
-	{
-		verify_report(st, "variable-width attribute stored, but HEAP_HASVARWIDTH is not set");
-		return false;
-	}
-	if (saw_external && !(tup->t_infomask & HEAP_HASEXTERNAL))
-	{
-		verify_report(st, "TOAST pointer stored, but HEAP_HASEXTERNAL is not set");
-		return false;
-	}
-	return true;
-}
-
-/*
  * Check one LP_NORMAL item whose storage lies within the page.  Returns true
- * when the tuple is sound; *natts is then its attribute count.
+ * when the tuple is sound; *natts is then the number of attributes it
+ * stores (for a row with a compressed tail, its prefix and its tail).
  */
 static bool
 verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
@@ -506,8 +193,7 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 			verify_report(st, "number of attributes %d exceeds the relation's %d",
 						  *natts, st->relnatts);
 			return false;
-		case SLIM_HEADER_BITMAP:		/* reported below, with t_hoff */
-		case SLIM_HEADER_TAIL_MARKER:	/* reported below, after t_hoff */
+		case SLIM_HEADER_BITMAP:	/* reported below, with t_hoff */
 		case SLIM_HEADER_SOUND:
 			break;
 	}
@@ -526,9 +212,6 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 						  tup->t_hoff, expected_hoff);
 		return false;
 	}
-
-	if (infomask2 & SLIM_TAIL_MARKER)
-		return verify_tail(st, tup, tuplen);
 
 	if (infomask2 & SLIM_UNUSED_INFOMASK2)
 	{
@@ -553,7 +236,8 @@ verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
 		sound = false;
 	}
 
-	if (!verify_attributes(st, tup, tuplen, *natts))
+	/* the values, the compressed tail's included (SLIM_HEAP_TAIL) */
+	if (!verify_row_values(st, tup, tuplen, natts))
 		return false;
 	return sound;
 }

@@ -1,12 +1,14 @@
 
 # Copyright (c) slimheap contributors
 #
-# slimheap.estimate() against the real thing: on the workloads W1, W3 and W4
-# of WORKLOADS.md (at sizes that keep the test short), the projected
+# slimheap.estimate() against the real thing: on the workloads W1, W3, W4
+# and W5 of WORKLOADS.md (at sizes that keep the test short), the projected
 # main-fork size is within 2% of the size the table has after
-# ALTER TABLE ... SET ACCESS METHOD slimheap ("truncate"), and after
-# converting it back to heap ("full").  Checked for a full scan, for the
-# default sample and for a sample of 2000 rows.  The figures are printed.
+# ALTER TABLE ... SET ACCESS METHOD slimheap ("truncate"), after converting
+# it back to heap ("full"), and after converting it to slimheap with
+# slimheap.null_bitmap = compress ("compress").  Checked for a full scan,
+# for the default sample and for a sample of 2000 rows.  The figures are
+# printed.
 
 use strict;
 use warnings;
@@ -85,9 +87,24 @@ sub check_table
 	$node->safe_psql('postgres', "ALTER TABLE $table SET ACCESS METHOD heap");
 	$actual{full} = $node->safe_psql('postgres', $used_bytes);
 
+	$node->safe_psql('postgres',
+		    "ALTER TABLE $table SET ACCESS METHOD slimheap, "
+		  . "SET (slimheap.null_bitmap = compress)");
+	$actual{compress} = $node->safe_psql('postgres', $used_bytes);
+	my $tails = $node->safe_psql('postgres',
+		    "SELECT tail_rows, tail_saved_bytes, saved_percent "
+		  . "FROM slimheap.stats('$table')");
+	my ($tail_rows, $tail_saved, $compress_pct) = split /\|/, $tails;
+	note("$label: stats() after conversion to compress: $tail_rows tail rows, "
+		  . "$tail_saved bytes saved against truncate, "
+		  . "$compress_pct% against heap's layout");
+	$node->safe_psql('postgres',
+		    "ALTER TABLE $table SET ACCESS METHOD heap, "
+		  . "RESET (slimheap.null_bitmap)");
+
 	for my $how (sort keys %samples)
 	{
-		for my $mode ('full', 'truncate')
+		for my $mode ('full', 'truncate', 'compress')
 		{
 			my $row = $est{$how}{$mode};
 			my ($projected, $sampled_rows, $sampled_pages, $full_scan,
@@ -184,6 +201,51 @@ INSERT INTO w4 SELECT $vals FROM w4_masks($n) ORDER BY g;
 		"SELECT count(*) FROM w4 WHERE c1 IS NOT NULL");
 	note("W4: $set of $n rows set c1 (about 1 in 20 expected)");
 	check_table('W4', 'w4', $n);
+}
+
+# W5: the same 800 columns; each row sets 3 contiguous groups of 10-20
+# columns at random positions, one in each third of the row.
+{
+	my $n = 5000;
+	my @types = ('text', 'int4', 'float8', 'bool');
+	my $cols = join(', ', map { "c$_ " . $types[ $_ % 4 ] } 1 .. 800);
+	my $vals = join(
+		', ',
+		map {
+			my $j = $_;
+			my $expr =
+			    $j % 4 == 1 ? "(g + $j)::int4"
+			  : $j % 4 == 2 ? "((g + $j) * 0.5)::float8"
+			  : $j % 4 == 3 ? "((g + $j) % 2 = 0)"
+			  :               "('v' || g || '_$j')::text";
+			"CASE WHEN m[$j] THEN $expr END"
+		} 1 .. 800);
+	$node->safe_psql('postgres', "CREATE TABLE w5 ($cols) USING heap");
+	$node->safe_psql(
+		'postgres', qq{
+CREATE FUNCTION w5_masks(n int, OUT g int, OUT m bool[]) RETURNS SETOF record
+LANGUAGE plpgsql AS \$\$
+DECLARE
+	len int;
+	first int;
+BEGIN
+	FOR r IN 1..n LOOP
+		g := r;
+		m := array_fill(false, ARRAY[800]);
+		FOR k IN 0..2 LOOP
+			len := 10 + floor(random() * 11)::int;
+			first := 1 + k * 266 + floor(random() * (266 - len))::int;
+			FOR i IN first..first + len - 1 LOOP
+				m[i] := true;
+			END LOOP;
+		END LOOP;
+		RETURN NEXT;
+	END LOOP;
+END \$\$;
+SELECT setseed(0.5);
+INSERT INTO w5 SELECT $vals FROM w5_masks($n) ORDER BY g;
+});
+	check_table('W5', 'w5', $n);
 }
 
 $node->stop;

@@ -336,11 +336,11 @@ my %expect;
 	patch($pos + 18, pack('v', ($im2 & ~0x07ff) | 2000));
 	$expect{ join('/', @{ $ctid{5} }) } = qr/number of attributes 2000 exceeds the relation's 4/;
 
-	# the tail marker of the future compress mode
+	# the compressed-tail marker on a standard row: no tail follows its data
 	($pos) = tuple_pos(@{ $ctid{7} });
 	$im2 = unpack('v', peek($pos + 18, 2));
 	patch($pos + 18, pack('v', $im2 | 0x0800));
-	$expect{ join('/', @{ $ctid{7} }) } = qr/tail marker set but/;
+	$expect{ join('/', @{ $ctid{7} }) } = qr/compressed tail is invalid: the tail header at byte \d+ runs past the row/;
 
 	# HEAP_HASNULL cleared on a row with a NULL in the middle (6, NULL, 6):
 	# the attributes no longer fit the data
