@@ -16,7 +16,8 @@
 # table in slimheap.null_bitmap = compress mode (issue 10): the updates
 # that set c95 or clear c1 leave NULLs before the last value, and those
 # rows are stored with a compressed tail.  After recovery they hold the
-# same rows, and the tail rows are still there.
+# same rows, the tail rows are still there, and verify() finds nothing
+# wrong with them.
 #
 use strict;
 use warnings;
@@ -294,7 +295,8 @@ cmp_ok(
 	'the slimheap table is smaller than its heap twin');
 
 # The compress twin: rows with a tail (t_infomask2 0x0800) survived, they
-# are the rows the heap twin has (checked with the contents above).
+# are the rows the heap twin has (checked with the contents above), and
+# verify() decodes and bounds-checks every one of them.
 my $tail_rows_sql = qq{
 SELECT count(*) FROM wide_comp t JOIN (@{[ page_items_sql('wide_comp') ]}) i ON i.tid = t.ctid
  WHERE i.tail};
@@ -305,6 +307,8 @@ is( $node->safe_psql(
 SELECT count(*) FROM wide_comp t JOIN wide_heap h USING (id)
  WHERE t.c95 IS DISTINCT FROM h.c95 OR t.c1 IS DISTINCT FROM h.c1 OR t.c50 IS DISTINCT FROM h.c50}),
 	'0', 'wide_comp: the tail columns read back as in the heap twin');
+is($node->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('wide_comp')"),
+	'0', 'verify: every recovered tail decodes and is in bounds');
 
 # the tables take writes after recovery
 $node->safe_psql('postgres', 'SELECT do_batch(' . ($p + 1) . ')');
