@@ -1,8 +1,10 @@
 
 # slimheap tables in every null_bitmap mode survive pg_dump | psql and
 # pg_dump -Fc | pg_restore -j 2 into new databases: same options, same rows,
-# and the same row forms (natts of every stored tuple, read with
-# pageinspect), in the same physical order.
+# and the same row forms (natts of every stored tuple and its compressed
+# tail marker, read with pageinspect), in the same physical order.  The
+# compress table (120 sparse columns, slimheap.prefix_columns = 3) is
+# restored with its tails.
 
 use strict;
 use warnings;
@@ -31,6 +33,12 @@ my $values = q{
          CASE WHEN i % 3 = 0 THEN repeat('x', i % 50) END
   FROM generate_series(1, 500) i
 };
+
+# 120 columns, a few set at scattered places: rows with compressed tails
+my $wide_columns = join(', ', map { "w$_ int" } 1 .. 120);
+my $wide_values = 'SELECT i, '
+  . join(', ', map { "CASE WHEN (i * 7 + $_ * 13) % 29 = 0 THEN i * 1000 + $_ END" } 1 .. 120)
+  . ' FROM generate_series(1, 300) i';
 
 $node->safe_psql(
 	'src', qq{
@@ -65,6 +73,10 @@ CREATE TABLE t_ctas USING slimheap WITH (slimheap.null_bitmap = full)
 CREATE MATERIALIZED VIEW mv_full USING slimheap
   WITH (slimheap.null_bitmap = full) AS SELECT * FROM t_truncate ORDER BY id;
 
+CREATE TABLE t_compress (id int, $wide_columns) USING slimheap
+  WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 3);
+INSERT INTO t_compress $wide_values;
+
 CREATE TABLE t_converted (id int, $columns, t text) WITH (fillfactor = 85);
 INSERT INTO t_converted $values;
 ALTER TABLE t_converted SET ACCESS METHOD slimheap,
@@ -81,9 +93,10 @@ my $catalog_sql = q{
 };
 
 my @tables = qw(t_full t_truncate t_default t_core_only t_later_full
-  p_full p_truncate t_ctas mv_full t_converted);
+  p_full p_truncate t_ctas mv_full t_converted t_compress);
 
 # rows in physical order, and the natts of every stored tuple in that order
+# (plus 2048 for a row with a compressed tail)
 sub fingerprint
 {
 	my ($db) = @_;
@@ -95,7 +108,7 @@ sub fingerprint
 			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
 		$fp{"$rel forms"} = $node->safe_psql(
 			$db, qq{
-			SELECT string_agg((t_infomask2 & 2047)::text, ',' ORDER BY b, lp)
+			SELECT string_agg((t_infomask2 & 4095)::text, ',' ORDER BY b, lp)
 			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
 			     heap_page_items(get_raw_page('$rel', b::int))
 			WHERE lp_flags = 1});
@@ -116,6 +129,8 @@ foreach my $rel (qw(t_full t_later_full p_full t_ctas mv_full t_converted))
 	unlike($source->{"$rel forms"}, qr/\b(?!12\b)\d+\b/,
 		"$rel stores every row with 12 attributes");
 }
+like($source->{"t_compress forms"}, qr/\b2051\b/,
+	't_compress stores rows with a tail after a 3-column prefix (2048 + 3)');
 like($source->{catalog}, qr/^t_full slimheap \{slimheap.null_bitmap=full,fillfactor=90\}$/m,
 	'options are in pg_class.reloptions');
 
