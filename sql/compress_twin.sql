@@ -135,8 +135,8 @@ CREATE FUNCTION coldefs(ncols int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 	FROM generate_series(1, ncols) i
 $$;
 
--- twins(base, ncols, with): base_h USING heap and base_s USING slimheap
--- in compress mode (plus the storage options "with"), id the primary key
+-- twins(base, ncols, extra): base_h USING heap and base_s USING slimheap
+-- in compress mode (plus the storage options in extra), id the primary key
 CREATE FUNCTION twins(base text, ncols int, extra text DEFAULT '') RETURNS void
 LANGUAGE plpgsql AS $$
 BEGIN
