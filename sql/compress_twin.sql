@@ -379,6 +379,44 @@ SELECT both_('INSERT INTO @T SELECT * FROM src4_h WHERE id > 2000', 'w4');
 SELECT same('SELECT * FROM @T', 'w4');
 
 --
+-- Partitions: compress partitions under a partitioned table (one of them
+-- with its columns in reverse order, so rows are converted on the way in
+-- and out), routed INSERTs, UPDATEs that move rows between partitions,
+-- DELETE.
+--
+CREATE FUNCTION pt_cols(reverse bool) RETURNS text LANGUAGE sql AS $$
+	SELECT string_agg(format('c%s %s', i, coltype(i)), ', '
+					  ORDER BY CASE WHEN reverse THEN -i ELSE i END)
+	FROM generate_series(1, 100) i
+$$;
+DO $$
+BEGIN
+	EXECUTE format('CREATE TABLE pt_h (id int, k int, %s) PARTITION BY RANGE (k)', pt_cols(false));
+	EXECUTE format('CREATE TABLE pt_s (id int, k int, %s) PARTITION BY RANGE (k)', pt_cols(false));
+	EXECUTE 'CREATE TABLE pt_h1 PARTITION OF pt_h FOR VALUES FROM (0) TO (50) USING heap';
+	EXECUTE 'CREATE TABLE pt_s1 PARTITION OF pt_s FOR VALUES FROM (0) TO (50)'
+		' USING slimheap WITH (slimheap.null_bitmap = compress)';
+	EXECUTE format('CREATE TABLE pt_h2 (%s, k int, id int) USING heap', pt_cols(true));
+	EXECUTE format('CREATE TABLE pt_s2 (%s, k int, id int) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress)', pt_cols(true));
+	EXECUTE 'ALTER TABLE pt_h ATTACH PARTITION pt_h2 FOR VALUES FROM (50) TO (100)';
+	EXECUTE 'ALTER TABLE pt_s ATTACH PARTITION pt_s2 FOR VALUES FROM (50) TO (100)';
+END
+$$;
+SELECT gen_both('INSERT INTO @T SELECT g, g % 100, ' ||
+	(SELECT string_agg(format('CASE WHEN (g * 7 + %s * 13) %% 29 = 0 OR %1$s = 100 THEN %s END', i, val(i, 'g')),
+					   ', ' ORDER BY i) FROM generate_series(1, 100) i) ||
+	' FROM generate_series(1, 300) g', 'pt');
+SELECT * FROM tails('pt_s1');
+SELECT * FROM tails('pt_s2');
+SELECT both_('UPDATE @T SET k = k + 50, c39 = ''moved'' WHERE k < 50 AND id % 3 = 0', 'pt');
+SELECT both_('UPDATE @T SET k = k - 50, c100 = NULL, c2 = true WHERE k >= 50 AND id % 4 = 0', 'pt');
+SELECT both_('DELETE FROM @T WHERE c41 IS NOT NULL', 'pt');
+SELECT same('SELECT tableoid::regclass::text LIKE ''%1'', * FROM @T', 'pt');
+SELECT same('SELECT * FROM @T WHERE k BETWEEN 40 AND 60', 'pt');
+SELECT * FROM tails('pt_s2');
+
+--
 -- Triggers: BEFORE ROW (reads OLD and NEW, sets a tail column), AFTER ROW
 -- (logs OLD and NEW), statement triggers with transition tables.  The log
 -- is a heap table; the heap twin's entries must equal the compress twin's.
