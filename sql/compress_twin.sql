@@ -379,6 +379,24 @@ SELECT both_('INSERT INTO @T SELECT * FROM src4_h WHERE id > 2000', 'w4');
 SELECT same('SELECT * FROM @T', 'w4');
 
 --
+-- Unlogged and temporary compress tables (temporary ones live in local
+-- buffers), loaded with INSERT ... SELECT and updated
+--
+CREATE UNLOGGED TABLE ul_h (LIKE w4_h) USING heap;
+CREATE UNLOGGED TABLE ul_s (LIKE w4_h) USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE TEMP TABLE tp_h (LIKE w4_h) USING heap;
+CREATE TEMP TABLE tp_s (LIKE w4_h) USING slimheap WITH (slimheap.null_bitmap = compress);
+SELECT both_('INSERT INTO @T SELECT * FROM w4_h', 'ul');
+SELECT both_('INSERT INTO @T SELECT * FROM w4_s', 'tp');
+SELECT both_('UPDATE @T SET c103 = NULL, c199 = ''u'' WHERE id % 5 = 1', 'ul');
+SELECT both_('UPDATE @T SET c103 = NULL, c199 = ''u'' WHERE id % 5 = 1', 'tp');
+SELECT same('SELECT * FROM @T', 'ul');
+SELECT same('SELECT * FROM @T', 'tp');
+SELECT (SELECT has_tails FROM tails('ul_s')) AS unlogged_tails,
+	   (SELECT has_tails FROM tails('tp_s')) AS temp_tails;
+DROP TABLE ul_h, ul_s, tp_h, tp_s;
+
+--
 -- Partitions: compress partitions under a partitioned table (one of them
 -- with its columns in reverse order, so rows are converted on the way in
 -- and out), routed INSERTs, UPDATEs that move rows between partitions,
