@@ -151,24 +151,24 @@ SELECT format('stored row 1 of w1_%s: natts=%s t_hoff=%s lp_len=%s',
 SQL
 
 echo
-echo "== compress: $ROWS rows of 400 int4/text columns, 40 set at scattered places"
-psql_demo -v rows="$ROWS" <<'SQL'
+echo "== compress: $((ROWS / 4)) rows of 800 int4/text columns, 40 set at scattered places"
+psql_demo -v rows="$((ROWS / 4))" <<'SQL'
 \pset footer off
 \o /dev/null
 SELECT format('CREATE TABLE w4_%s (id int PRIMARY KEY, %s) USING %s', v, cols, am)
   FROM (SELECT string_agg(format('c%s %s', i, CASE WHEN i % 2 = 0 THEN 'text' ELSE 'int4' END),
 						  ', ' ORDER BY i) AS cols
-		  FROM generate_series(1, 400) i) c,
+		  FROM generate_series(1, 800) i) c,
 	   (VALUES ('heap', 'heap'),
 			   ('compress', 'slimheap WITH (slimheap.null_bitmap = compress)')) v(v, am)
 \gexec
--- columns j and j + 1 for j = 1, 21, 41, ...: an int4 and a text every 20
+-- one column in every 20: c1, c22, c41, c62, ... (int4 and text in turn)
 SELECT format('INSERT INTO w4_%s (id, %s) SELECT g, %s FROM generate_series(1, %s) g', v,
-			  string_agg(format('c%s, c%s', j, j + 1), ', ' ORDER BY j),
-			  string_agg('g, ''v'' || g', ', ' ORDER BY j),
+			  string_agg(format('c%s', 20 * k + 1 + k % 2), ', ' ORDER BY k),
+			  string_agg(CASE WHEN k % 2 = 0 THEN 'g' ELSE '''v'' || g' END, ', ' ORDER BY k),
 			  :rows)
   FROM (VALUES ('heap'), ('compress')) v(v),
-	   generate_series(1, 400, 20) j
+	   generate_series(0, 39) k
  GROUP BY v
 \gexec
 \o
