@@ -101,6 +101,30 @@ slim_varint_get(const char **pp)
 #define SLIM_TAIL_HEADER(ntail, encoding)	(((uint32) (ntail) << 2) | (encoding))
 
 /*
+ * The smallest encoding of a tail of ntail attributes whose RUNS and GAPS
+ * maps take runs_len and gaps_len bytes; ties go to RUNS, then GAPS.
+ */
+static inline SlimTailEncoding
+slim_tail_pick_encoding(Size runs_len, Size gaps_len, int ntail,
+						Size *map_len)
+{
+	Size		bitmap_len = (ntail + 7) / 8;
+
+	if (runs_len <= gaps_len && runs_len <= bitmap_len)
+	{
+		*map_len = runs_len;
+		return SLIM_TAIL_RUNS;
+	}
+	if (gaps_len <= bitmap_len)
+	{
+		*map_len = gaps_len;
+		return SLIM_TAIL_GAPS;
+	}
+	*map_len = bitmap_len;
+	return SLIM_TAIL_BITMAP;
+}
+
+/*
  * The group of an attribute's tail value: fixed-length values by falling
  * alignment, then variable-length ones, so that values pad as little as
  * they can (docs/format.md).

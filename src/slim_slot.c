@@ -176,6 +176,27 @@ slim_slot_att_info(SlimTupleTableSlot *sslot)
 	return sslot->attinfo;
 }
 
+/*
+ * A standard stored row (source, of the slot's layout) in another form
+ * without deforming it: its tail made from its bytes (compress), else a new
+ * header; NULL when it already has the form asked for.
+ */
+static HeapTuple
+slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
+				  SlimNullBitmap mode, int min_natts, int prefix_natts)
+{
+	TupleDesc	desc = sslot->base.base.base.tts_tupleDescriptor;
+	HeapTuple	tuple = NULL;
+
+	if (mode == SLIM_NULL_BITMAP_COMPRESS)
+		tuple = slim_transcode_tail_tuple(source, desc,
+										  slim_slot_att_info(sslot),
+										  Max(prefix_natts, min_natts));
+	if (tuple == NULL)
+		tuple = slim_refit_tuple(source, desc, mode, min_natts);
+	return tuple;
+}
+
 /* ExecClearTuple() (our clear) has released the reader's pin by now */
 static void
 tts_slim_release(TupleTableSlot *slot)
@@ -357,15 +378,8 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
-		/* a standard row: its tail made from its bytes, or a new header */
-		tuple = NULL;
-		if (mode == SLIM_NULL_BITMAP_COMPRESS)
-			tuple = slim_transcode_tail_tuple(source, desc,
-											  slim_slot_att_info(dst),
-											  Max(dst->prefix_natts,
-												  dst->floor_natts));
-		if (tuple == NULL)
-			tuple = slim_refit_tuple(source, desc, mode, dst->floor_natts);
+		tuple = slim_slot_reshape(dst, source, mode, dst->floor_natts,
+								  dst->prefix_natts);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
 	}
@@ -596,15 +610,8 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	}
 	else
 	{
-		/* a standard row: its tail made from its bytes, or a new header */
-		fitted = NULL;
-		if (mode == SLIM_NULL_BITMAP_COMPRESS)
-			fitted = slim_transcode_tail_tuple(tuple, desc,
-											   slim_slot_att_info(sslot),
-											   Max(info->prefix_natts,
-												   min_natts));
-		if (fitted == NULL)
-			fitted = slim_refit_tuple(tuple, desc, mode, min_natts);
+		fitted = slim_slot_reshape(sslot, tuple, mode, min_natts,
+								   info->prefix_natts);
 		/* heap writes into the header: never into a shared buffer */
 		if (fitted == NULL && !TTS_SHOULDFREE(slot))
 			fitted = heap_copytuple(tuple);

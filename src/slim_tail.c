@@ -139,28 +139,16 @@ slim_order_values(TupleDesc tupdesc, const int16 *positions, int n,
 			positions[k];
 }
 
-/* the smallest encoding of a map and its length; ties go to RUNS, GAPS */
+/* the smallest encoding of a map and its length */
 static SlimTailEncoding
 slim_choose_encoding(const int16 *positions, int n, int first, int ntail,
 					 Size *map_len)
 {
 	Size		runs_len;
 	Size		gaps_len;
-	Size		bitmap_len = (ntail + 7) / 8;
 
 	slim_measure_map(positions, n, first, &runs_len, &gaps_len);
-	if (runs_len <= gaps_len && runs_len <= bitmap_len)
-	{
-		*map_len = runs_len;
-		return SLIM_TAIL_RUNS;
-	}
-	if (gaps_len <= bitmap_len)
-	{
-		*map_len = gaps_len;
-		return SLIM_TAIL_GAPS;
-	}
-	*map_len = bitmap_len;
-	return SLIM_TAIL_BITMAP;
+	return slim_tail_pick_encoding(runs_len, gaps_len, ntail, map_len);
 }
 
 /*

@@ -199,13 +199,7 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 							(prefix_hasnull || n < ntail ?
 							 BITMAPLEN(prefix_natts + ntail) : 0)) + off;
 
-	/* the smallest map; ties go to RUNS, then GAPS */
-	map_len = (ntail + 7) / 8;
-	encoding = SLIM_TAIL_BITMAP;
-	if (gaps_len <= map_len)
-		encoding = SLIM_TAIL_GAPS, map_len = gaps_len;
-	if (runs_len <= map_len)
-		encoding = SLIM_TAIL_RUNS, map_len = runs_len;
+	encoding = slim_tail_pick_encoding(runs_len, gaps_len, ntail, &map_len);
 	header = SLIM_TAIL_HEADER(ntail, encoding);
 
 	/* the store order: a counting sort on the groups */
