@@ -21,13 +21,22 @@
 # version first (a newer minor release is then built beside the old one).
 #
 # What it builds: the server, client programs, the contrib modules the
-# tests use (amcheck pageinspect pgstattuple; SLIMHEAP_PG_CONTRIB), the
+# tests use (amcheck pageinspect pgstattuple test_decoding;
+# SLIMHEAP_PG_CONTRIB; a cached build that lacks one is built again), the
 # regression drivers for PGXS (pg_regress, pg_isolation_regress) and the
 # TAP test modules; configured --with-llvm (Debian 12's llvm-14/clang-14,
 # so the JIT part of the suite runs), --enable-tap-tests, --with-icu,
 # --enable-debug (symbols only; no assertions, like a packaged server).
 # It installs the Debian build dependencies that are missing, builds with
 # make -j2 (SLIMHEAP_PG_JOBS), and takes roughly 10-15 minutes on 2 cores.
+#
+# PostgreSQL's make generates its headers only when it runs at make level
+# 0, so the build runs in a clean make environment whoever calls it (a
+# recipe of the project's Makefile passes MAKELEVEL and MAKEFLAGS down).
+#
+# SLIMHEAP_PG_SOURCE=/path/postgresql-18_18.6.orig.tar.bz2 builds from that
+# tarball instead of downloading one (offline machines; t/003 uses it with a
+# stand-in tree).  SLIMHEAP_PG_SKIP_DEPS=1 installs no build dependencies.
 #
 # Only progress messages go to stderr; the only line on stdout is the path
 # of pg_config.  Concurrent calls are serialized by a lock in the cache.
@@ -39,6 +48,9 @@ set -euo pipefail
 # during a build of a quarter of an hour cannot change what the build does.
 {
 
+# the make that calls this script must not reach PostgreSQL's make
+unset MAKELEVEL MAKEFLAGS MFLAGS MAKEOVERRIDES GNUMAKEFLAGS
+
 MAJOR=${1:?usage: pg-build.sh <major version, e.g. 18>}
 [[ $MAJOR =~ ^[0-9]+$ ]] || { echo "pg-build: bad major version '$MAJOR'" >&2; exit 2; }
 CACHE=${SLIMHEAP_PG_CACHE:-/var/cache/slimheap}
@@ -47,16 +59,28 @@ PKG=postgresql-$MAJOR
 STAMP=.slimheap-build-complete
 LLVM_VERSION=14
 # the contrib modules the tests and the benchmark use
-CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pgstattuple"}
+CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pgstattuple test_decoding"}
 
 say() { echo "pg-build: $*" >&2; }
+
+# complete <prefix>: a finished build that has every module of $CONTRIB
+# (a cache made by an older version of this script may lack one)
+complete()
+{
+	local m lib
+	[ -f "$1/$STAMP" ] && [ -x "$1/bin/pg_config" ] || return 1
+	lib=$("$1/bin/pg_config" --pkglibdir) || return 1
+	for m in $CONTRIB; do
+		[ -f "$lib/$m.so" ] || return 1
+	done
+}
 
 # The newest finished build of this major version in the cache, or nothing.
 cached_prefix()
 {
 	local d best=
 	for d in "$CACHE"/pg-"$MAJOR".*; do
-		[ -f "$d/$STAMP" ] && [ -x "$d/bin/pg_config" ] || continue
+		complete "$d" || continue
 		if [ -z "$best" ] || [ "$(printf '%s\n%s\n' "$best" "$d" | sort -V | tail -1)" = "$d" ]; then
 			best=$d
 		fi
@@ -80,8 +104,8 @@ use_cached()
 
 use_cached
 
-[ "$(id -u)" = 0 ] || { say "must run as root to build into $CACHE"; exit 1; }
-mkdir -p "$CACHE"
+mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
+	{ say "cannot write to $CACHE (run as root, or set SLIMHEAP_PG_CACHE)"; exit 1; }
 exec 9>"$CACHE/pg-build-$MAJOR.lock"
 say "waiting for the build lock $CACHE/pg-build-$MAJOR.lock"
 flock 9
@@ -91,36 +115,44 @@ use_cached
 # Build dependencies, in one apt-get call when any is missing.
 DEPS=(bison flex gcc make perl libreadline-dev zlib1g-dev libicu-dev
 	pkg-config libipc-run-perl "llvm-$LLVM_VERSION-dev" "clang-$LLVM_VERSION")
-install_missing "${DEPS[@]}"
+if [ "${SLIMHEAP_PG_SKIP_DEPS:-0}" != 1 ]; then
+	[ "$(id -u)" = 0 ] || { say "must run as root to install the build dependencies"; exit 1; }
+	install_missing "${DEPS[@]}"
+fi
 
 # The source: Debian's source package, through a private apt configuration.
-A=$CACHE/apt
-mkdir -p "$A/etc" "$A/lists/partial" "$A/cache/archives/partial" "$A/src"
-cat >"$A/etc/sources.list" <<SRC
+if [ -n "${SLIMHEAP_PG_SOURCE:-}" ]; then
+	tarball=$SLIMHEAP_PG_SOURCE
+	[ -f "$tarball" ] || { say "SLIMHEAP_PG_SOURCE=$tarball: no such file"; exit 1; }
+else
+	A=$CACHE/apt
+	mkdir -p "$A/etc" "$A/lists/partial" "$A/cache/archives/partial" "$A/src"
+	cat >"$A/etc/sources.list" <<SRC
 deb-src http://deb.debian.org/debian bookworm main
 deb-src http://deb.debian.org/debian-security bookworm-security main
 deb-src http://deb.debian.org/debian trixie main
 deb-src http://deb.debian.org/debian sid main
 SRC
-APT=(-o "Dir::Etc::SourceList=$A/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
-	-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -q)
-say "fetching the source of $PKG from Debian's archive"
-apt-get "${APT[@]}" update </dev/null >&2
-ok=
-# the newest version is not always downloadable: fall back to older ones
-for v in "" $(apt-cache "${APT[@]}" showsrc "$PKG" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -Vr); do
-	if (cd "$A/src" && apt-get "${APT[@]}" source --download-only "$PKG${v:+=$v}" </dev/null >&2); then
-		ok=1
-		break
-	fi
-done
-[ -n "$ok" ] || { say "no source of $PKG could be downloaded"; exit 1; }
-tarball=$(ls -t "$A/src/${PKG}_"*.orig.tar.* | head -1)
-# postgresql-18_18.6.orig.tar.bz2 -> 18.6
-VERSION=$(basename "$tarball" | sed -E "s/^${PKG}_([0-9][0-9.]*)\.orig\.tar\..*/\1/")
+	APT=(-o "Dir::Etc::SourceList=$A/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -q)
+	say "fetching the source of $PKG from Debian's archive"
+	apt-get "${APT[@]}" update </dev/null >&2
+	ok=
+	# the newest version is not always downloadable: fall back to older ones
+	for v in "" $(apt-cache "${APT[@]}" showsrc "$PKG" 2>/dev/null | awk '/^Version:/ {print $2}' | sort -Vr); do
+		if (cd "$A/src" && apt-get "${APT[@]}" source --download-only "$PKG${v:+=$v}" </dev/null >&2); then
+			ok=1
+			break
+		fi
+	done
+	[ -n "$ok" ] || { say "no source of $PKG could be downloaded"; exit 1; }
+	tarball=$(ls -t "$A/src/${PKG}_"*.orig.tar.* | head -1)
+fi
+# postgresql-18_18.6.orig.tar.bz2 or postgresql-18.6.tar.bz2 -> 18.6
+VERSION=$(basename "$tarball" | sed -E "s/^postgresql(-$MAJOR)?[_-]([0-9][0-9.]*)(\.orig)?\.tar\..*/\2/")
 [[ $VERSION =~ ^$MAJOR\.[0-9]+$ ]] || { say "cannot tell the version of $tarball"; exit 1; }
 PREFIX=$CACHE/pg-$VERSION
-if [ -f "$PREFIX/$STAMP" ] && [ -x "$PREFIX/bin/pg_config" ]; then
+if complete "$PREFIX"; then
 	say "PostgreSQL $VERSION is already built in $PREFIX"
 	echo "$PREFIX/bin/pg_config"
 	exit 0
