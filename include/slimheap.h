@@ -81,6 +81,7 @@ extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
 											  TupleDesc tupdesc, Size extra);
 
 /* slim_slot.c */
+extern PGDLLIMPORT uint64 slim_rows_formed;
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
 extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimCompress;
@@ -107,6 +108,8 @@ extern void slim_check_index_prefix(Relation rel, struct IndexInfo *index_info,
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
 extern int	slim_index_natts(Relation rel);
+extern int	slim_rewrite_floor(Relation source, Relation rel,
+							   const SlimOptions *opts);
 extern int	slim_compress_prefix_natts(Relation rel, Relation source,
 									   const SlimOptions *opts, int min_natts);
 

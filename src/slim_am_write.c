@@ -42,6 +42,7 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 		return slim_slot_fit(slot, info);
 
 	slot_getallattrs(slot);
+	slim_rows_formed++;
 	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 						   slot->tts_isnull, info->options.null_bitmap,
 						   info->min_natts, info->prefix_natts);

@@ -66,6 +66,7 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 			rw->isnull[i] = true;
 	}
 
+	slim_rows_formed++;
 	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
 								rw->min_natts, rw->prefix_natts);
 	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
@@ -153,7 +154,8 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	 * later), so honour them as well as the new relation's.
 	 */
 	rw.min_natts = Max(new_info->min_natts,
-					   slim_missing_natts(RelationGetDescr(OldHeap)));
+					   slim_rewrite_floor(OldHeap, NewHeap,
+										  &new_info->options));
 	rw.values = palloc(RelationGetDescr(NewHeap)->natts * sizeof(Datum));
 	rw.isnull = palloc(RelationGetDescr(NewHeap)->natts * sizeof(bool));
 	rw.rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin,

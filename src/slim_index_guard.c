@@ -48,12 +48,14 @@ slim_index_attrs(IndexInfo *index_info)
 	return attrs;
 }
 
-/* the first attribute of attrs past prefix_natts */
+/* the first attribute of attrs past prefix_natts (whole row: the next) */
 static AttrNumber
 slim_first_attr_past(Bitmapset *attrs, int prefix_natts)
 {
 	int			x = -1;
 
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		return prefix_natts + 1;
 	while ((x = bms_next_member(attrs, x)) >= 0)
 	{
 		if (x + FirstLowInvalidHeapAttributeNumber > prefix_natts)
@@ -82,6 +84,9 @@ slim_check_index_prefix(Relation rel, IndexInfo *index_info,
 
 	while ((x = bms_next_member(attrs, x)) >= 0)
 		last = Max(last, x + FirstLowInvalidHeapAttributeNumber);
+	/* a whole-row reference (attribute 0) reads every column */
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		last = RelationGetDescr(rel)->natts;
 	if (last <= 0 || total == 0)
 		return;
 

@@ -57,6 +57,7 @@ slim_rewrite_source(Relation rel)
 /*
  * The last attribute any index of rel reads (keys, INCLUDE columns,
  * expressions, predicates; the replica identity's are among them), or 0.
+ * A whole-row reference (attribute 0) reads every attribute.
  */
 int
 slim_index_natts(Relation rel)
@@ -73,6 +74,8 @@ slim_index_natts(Relation rel)
 #else
 	attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
 #endif
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		last = RelationGetDescr(rel)->natts;
 	while ((x = bms_next_member(attrs, x)) >= 0)
 		last = Max(last, x + FirstLowInvalidHeapAttributeNumber);
 	bms_free(attrs);
@@ -106,6 +109,27 @@ slim_compress_prefix_natts(Relation rel, Relation source,
 	return Min(floor, natts);
 }
 
+/*
+ * The attributes the rows a rewrite copies from source into rel must keep
+ * for source's fast defaults (invariant T1; the rule is slim_tuple.c's,
+ * applied to the old table's descriptor).  Until RelationClearMissing() at
+ * the end of the rewrite only the index rebuilds read the new rows
+ * (finish_heap_swap()), so compress rows honour the old fast defaults only
+ * as far as an index reads: a fast default on the last column must not keep
+ * every row from a tail.  docs/format.md, "Rewrites".
+ */
+int
+slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
+{
+	int			floor = slim_missing_natts_upto(RelationGetDescr(source),
+												RelationGetDescr(rel)->natts);
+
+	if (opts->null_bitmap == SLIM_NULL_BITMAP_COMPRESS && floor > 0)
+		floor = Min(floor, Max(slim_index_natts(source),
+							   slim_index_natts(rel)));
+	return floor;
+}
+
 const SlimRelInfo *
 slim_build_relinfo(Relation rel)
 {
@@ -118,12 +142,8 @@ slim_build_relinfo(Relation rel)
 	local.min_natts = slim_missing_natts(RelationGetDescr(rel));
 	source = slim_rewrite_source(rel);
 	if (source != NULL)
-	{
-		/* the rule is slim_tuple.c's, applied to the old table's descriptor */
 		local.min_natts = Max(local.min_natts,
-							  slim_missing_natts_upto(RelationGetDescr(source),
-													  RelationGetDescr(rel)->natts));
-	}
+							  slim_rewrite_floor(source, rel, &local.options));
 	local.prefix_natts = local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
 		slim_compress_prefix_natts(rel, source, &local.options,
 								   local.min_natts) :

@@ -37,10 +37,14 @@
 /*
  * A compress slot forms rows with its relation's prefix floor, which the
  * slot is not told: slot_callbacks leaves it here for the slot that
- * table_slot_create() makes right after, recognised by its descriptor.  A
- * slot that finds none forms truncate rows, which the write path re-forms
- * (it compares with the relation's own floor anyway).
+ * table_slot_create() makes right after, recognised by its descriptor, and
+ * the next slot made takes it away whichever slot that is.  It is only a
+ * hint: the write path stores a row only when it was formed with the
+ * relation's own floor, and tells the slot that floor (slim_slot_fit()).
  */
+/* rows formed by slots and write paths of this backend (slimheap.rows_formed) */
+uint64		slim_rows_formed = 0;
+
 static struct
 {
 	TupleDesc	desc;
@@ -63,6 +67,7 @@ static inline HeapTuple
 slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 			   const bool *isnull)
 {
+	slim_rows_formed++;
 	return slim_form_tuple(desc, values, isnull,
 						   slim_slot_mode(&sslot->base.base.base),
 						   sslot->floor_natts, sslot->prefix_natts);
@@ -162,6 +167,7 @@ tts_slim_init(TupleTableSlot *slot)
 		slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
 		sslot->prefix_natts = slim_next_slot.prefix_natts;
+	slim_next_slot.desc = NULL;
 }
 
 /* the packed attribute facts a compress slot's transcoder reads */
@@ -188,6 +194,7 @@ slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
 	TupleDesc	desc = sslot->base.base.base.tts_tupleDescriptor;
 	HeapTuple	tuple = NULL;
 
+	slim_rows_formed++;
 	if (mode == SLIM_NULL_BITMAP_COMPRESS)
 		tuple = slim_transcode_tail_tuple(source, desc,
 										  slim_slot_att_info(sslot),
@@ -382,12 +389,16 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 								  dst->prefix_natts);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
+		tuple->t_self = source->t_self;
+		tuple->t_tableOid = source->t_tableOid;
 	}
 	else
 	{
 		slot_getallattrs(srcslot);
 		tuple = slim_slot_form(dst, desc, srcslot->tts_values,
 							   srcslot->tts_isnull);
+		tuple->t_self = srcslot->tts_tid;
+		tuple->t_tableOid = srcslot->tts_tableOid;
 	}
 	MemoryContextSwitchTo(oldcxt);
 
@@ -432,22 +443,36 @@ tts_slim_get_heap_tuple(TupleTableSlot *slot)
 
 /*
  * Copies leave with every attribute (E1).  A row stored before a fast
- * default was added reads that default past its natts: only its values
- * tell, so it is formed from them.
+ * default was added reads that default past its natts, and a tail row's
+ * tail is not heap's: only their values tell, so they are formed from them,
+ * keeping the row's address as heap_copytuple() does (ANALYZE sorts its
+ * sample by it).
  */
 static HeapTuple
 tts_slim_copy_heap_tuple(TupleTableSlot *slot)
 {
 	HeapTuple	tuple = slim_slot_plain_tuple(slot);
+	HeapTuple	stored = SLIM_TUPLE((SlimTupleTableSlot *) slot);
+	HeapTuple	copy;
 
 	Assert(!TTS_EMPTY(slot));
-	if (tuple == NULL)
+	if (tuple != NULL)
+		return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
+
+	slot_getallattrs(slot);
+	copy = heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
+						   slot->tts_isnull);
+	if (stored != NULL)
 	{
-		slot_getallattrs(slot);
-		return heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
-							   slot->tts_isnull);
+		copy->t_self = stored->t_self;
+		copy->t_tableOid = stored->t_tableOid;
 	}
-	return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
+	else
+	{
+		copy->t_self = slot->tts_tid;
+		copy->t_tableOid = slot->tts_tableOid;
+	}
+	return copy;
 }
 
 /* extra (18+): zeroed room the caller wants in front of the tuple */
@@ -594,10 +619,14 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 
 	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(slot));
 
+	/* a compress slot forms its next rows with its relation's floor */
+	if (slot->tts_ops == &TTSOpsSlimCompress)
+		sslot->prefix_natts = info->prefix_natts;
+
 	/* formed for this already (materialized or copied into the slot) */
 	if (sslot->formed_floor >= min_natts && sslot->formed_mode == mode &&
 		(mode != SLIM_NULL_BITMAP_COMPRESS ||
-		 sslot->formed_prefix >= info->prefix_natts))
+		 sslot->formed_prefix == info->prefix_natts))
 		return tuple;
 
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
@@ -605,6 +634,7 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
 	{
 		slot_getallattrs(slot);
+		slim_rows_formed++;
 		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
 								 mode, min_natts, info->prefix_natts);
 	}

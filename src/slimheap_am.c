@@ -18,6 +18,7 @@
 #include "access/tableam.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "utils/guc.h"
 
 #include "slimheap.h"
 
@@ -70,9 +71,30 @@ slimheap_tableam_handler(PG_FUNCTION_ARGS)
 	PG_RETURN_POINTER(slim_get_routine());
 }
 
+/* SHOW slimheap.rows_formed: how many rows this backend formed to store */
+static const char *
+slim_show_rows_formed(void)
+{
+	static char buf[32];
+
+	snprintf(buf, sizeof(buf), UINT64_FORMAT, slim_rows_formed);
+	return buf;
+}
+
 void
 _PG_init(void)
 {
+	static char *rows_formed_dummy = NULL;
+
 	slim_init_routine();
 	slim_options_init(slim_get_routine());
+
+	DefineCustomStringVariable("slimheap.rows_formed",
+							   "Rows this backend has formed to store (a diagnostic counter).",
+							   "Counts each row formed or re-formed by slimheap's slots and write paths; tests read it to show that a row is formed once.",
+							   &rows_formed_dummy,
+							   "",
+							   PGC_INTERNAL,
+							   GUC_NOT_IN_SAMPLE | GUC_DISALLOW_IN_FILE,
+							   NULL, NULL, slim_show_rows_formed);
 }
