@@ -377,6 +377,159 @@ FROM items('tb_c') c JOIN items('tb_h') h USING (id);
 SELECT diff('tb_h', 'tb_c') AS heap_vs_compress;
 
 --
+-- The guards that keep tail rows away from heap's toaster (C2).  The
+-- toaster deforms a row as a heap row (its K prefix attributes; the tail
+-- reads as NULLs) and, when it changes a value, forms the row anew with
+-- heap's code, which keeps the header's tail marker: the tail is lost and
+-- the row damaged.  Each block below makes rows that would get a tail but
+-- for one guard and that the toaster then works on, in a heap table (_h)
+-- and a compress twin (_c) of columns id (primary key), p text, c1 .. c100
+-- int4, t text, with slimheap.prefix_columns = 2 (p in the prefix, the
+-- tail from c1 on).  guard_check() shows the twins equal, the compress
+-- rows the toaster re-formed stored as heap stores them and verify()
+-- clean; toast_values() that the compress twin holds its external values
+-- in its own TOAST table, as many as heap.  docs/regress.md says which
+-- line fails when a guard is turned off.
+--
+CREATE FUNCTION guard_pair(base text, opts text DEFAULT NULL) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+	cols text := (SELECT string_agg(format('c%s int4', i), ', ' ORDER BY i)
+				  FROM generate_series(1, 100) i);
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, p text, %s, t text) USING heap%s',
+				   base || '_h', cols, ' WITH (' || opts || ')');
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, p text, %s, t text) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 2%s)',
+				   base || '_c', cols, ', ' || opts);
+END
+$$;
+CREATE FUNCTION both2(stmt text, base text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE replace(stmt, '@T', base || '_h');
+	EXECUTE replace(stmt, '@T', base || '_c');
+END
+$$;
+-- md5text(seed, len): len bytes of md5 digits (pglz cannot compress them)
+CREATE FUNCTION md5text(seed text, len int) RETURNS text LANGUAGE sql AS $$
+	SELECT left(string_agg(md5(seed || '/' || i), '' ORDER BY i), len)
+	FROM generate_series(1, len / 32 + 1) i
+$$;
+-- guard_check(base): rows of base_c; rows only one twin has; rows of
+-- base_c with a tail; rows stored as their heap twin (lp_len and natts);
+-- problems verify() finds in base_c
+CREATE FUNCTION guard_check(base text, OUT rows bigint, OUT rows_differ bigint,
+							OUT tail_rows bigint, OUT as_heap bigint,
+							OUT problems bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	SELECT count(*), count(*) FILTER (WHERE c.tail),
+		   count(*) FILTER (WHERE (c.lp_len, c.natts) = (h.lp_len, h.natts))
+	INTO rows, tail_rows, as_heap
+	FROM items((base || '_c')::regclass) c JOIN items((base || '_h')::regclass) h USING (id);
+	rows_differ := diff((base || '_h')::regclass, (base || '_c')::regclass);
+	SELECT count(*) INTO problems FROM slimheap.verify((base || '_c')::regclass);
+END
+$$;
+-- toast_values(rel): how many values rel holds in its TOAST table (not after
+-- a rewrite, which may have kept dead rows and their values)
+CREATE FUNCTION toast_values(rel regclass) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint;
+BEGIN
+	EXECUTE format('SELECT count(DISTINCT chunk_id) FROM %s',
+				   (SELECT reltoastrelid::regclass FROM pg_class WHERE oid = rel))
+	INTO n;
+	RETURN n;
+END
+$$;
+
+-- UPDATE whose old row has an external value (issue 27).  heap_update()
+-- runs the toaster on the new row, which with toast_tuple_target = 128
+-- moves p out of line and so forms the row anew (with the default target
+-- it would leave a row that small alone): the new row must not have a
+-- tail.  Rows 6 to 10, whose old t is inline, keep theirs.
+SELECT guard_pair('gu', 'toast_tuple_target = 128');
+SELECT both2($$INSERT INTO @T (id, c50, t)
+	SELECT g, g, md5text('t' || g, 3000) FROM generate_series(1, 5) g$$, 'gu');
+SELECT both2($$INSERT INTO @T (id, c50, t)
+	SELECT g, g, md5text('t' || g, 100) FROM generate_series(6, 10) g$$, 'gu');
+SELECT * FROM guard_check('gu');
+SELECT toast_values('gu_c') AS compress_toasted, toast_values('gu_h') AS heap_toasted;
+SELECT both2($$UPDATE @T SET t = NULL, p = md5text('p' || id, 200)$$, 'gu');
+SELECT * FROM guard_check('gu');
+SELECT toast_values('gu_c') AS compress_toasted, toast_values('gu_h') AS heap_toasted;
+SELECT string_agg(c50::text, ',' ORDER BY id) AS c50,
+	   string_agg(id::text, ',' ORDER BY id) FILTER (WHERE i.tail) AS tail_rows
+FROM gu_c JOIN items('gu_c') i USING (id);
+-- VACUUM FULL forms the rows from their values again, p out of line
+VACUUM FULL gu_c;
+SELECT * FROM guard_check('gu');
+
+-- INSERT of values stored out of line in another table, in the prefix (p)
+-- or in what would be the tail (t).  heap_insert() runs the toaster on a
+-- row with external values, which copies them into the table's own TOAST
+-- table; a value the tail held would be left pointing into the other one.
+-- The values come as values (gv: a column list makes the executor project
+-- the row) or as a stored row of the same columns (gs: copied from its
+-- bytes); VACUUM FULL then forms the rows again, their values external.
+CREATE TABLE gx_src (LIKE gu_h);
+INSERT INTO gx_src (id, p, c50) SELECT g, md5text('p' || g, 3000), g FROM generate_series(1, 4) g;
+INSERT INTO gx_src (id, c50, t) SELECT g, g, md5text('t' || g, 3000) FROM generate_series(5, 8) g;
+SELECT toast_values('gx_src');
+SELECT guard_pair('gv');
+SELECT guard_pair('gs');
+SELECT both2('INSERT INTO @T (id, p, c50, t) SELECT id, p, c50, t FROM gx_src', 'gv');
+SELECT both2('INSERT INTO @T SELECT * FROM gx_src', 'gs');
+SELECT * FROM guard_check('gv');
+SELECT * FROM guard_check('gs');
+SELECT toast_values('gv_c') AS gv_compress, toast_values('gv_h') AS gv_heap,
+	   toast_values('gs_c') AS gs_compress, toast_values('gs_h') AS gs_heap;
+-- the values read back from the copies' own TOAST tables
+TRUNCATE gx_src;
+SELECT * FROM guard_check('gv');
+SELECT * FROM guard_check('gs');
+VACUUM FULL gv_c;
+VACUUM FULL gs_c;
+SELECT * FROM guard_check('gv');
+SELECT * FROM guard_check('gs');
+
+-- Rows over TOAST_TUPLE_THRESHOLD in heap's full form: heap_insert() runs
+-- the toaster, which compresses p (repeated characters) or moves it out of
+-- line (md5 digits).  A tail would make the row shorter, and still too
+-- long for the toaster to leave alone.  Through INSERT (gt), COPY (gc: the
+-- multi-insert path) and INSERT ... SELECT * from a table that holds the
+-- rows inline (gr: its toast_tuple_target lets them be; copied from their
+-- bytes).  c100 is the only tail value.
+SELECT guard_pair('gt');
+SELECT guard_pair('gc');
+SELECT guard_pair('gr');
+CREATE FUNCTION big_rows() RETURNS TABLE (id int, p text, c100 int) LANGUAGE sql AS $$
+	SELECT g, CASE WHEN g % 2 = 0 THEN md5text('b' || g, 2100) ELSE repeat('x', 2100) END, g
+	FROM generate_series(1, 6) g
+$$;
+SELECT both2('INSERT INTO @T (id, p, c100) SELECT * FROM big_rows()', 'gt');
+DO $$
+DECLARE
+	f text := current_setting('data_directory') || '/slimheap_compress_storage.copy';
+BEGIN
+	EXECUTE format('COPY (SELECT * FROM big_rows()) TO %L', f);
+	EXECUTE format('COPY gc_h (id, p, c100) FROM %L', f);
+	EXECUTE format('COPY gc_c (id, p, c100) FROM %L', f);
+END
+$$;
+CREATE TABLE gr_src (LIKE gr_h) WITH (toast_tuple_target = 8160);
+INSERT INTO gr_src (id, p, c100) SELECT * FROM big_rows();
+SELECT toast_values('gr_src'), min(lp_len) > 2032 AS all_over_the_threshold FROM items('gr_src');
+SELECT both2('INSERT INTO @T SELECT * FROM gr_src', 'gr');
+SELECT * FROM guard_check('gt');
+SELECT * FROM guard_check('gc');
+SELECT * FROM guard_check('gr');
+SELECT (SELECT string_agg(c100::text, ',' ORDER BY id) FROM gt_c) AS insert_c100,
+	   (SELECT string_agg(c100::text, ',' ORDER BY id) FROM gc_c) AS copy_c100,
+	   (SELECT string_agg(c100::text, ',' ORDER BY id) FROM gr_c) AS select_c100;
+
+--
 -- CREATE INDEX on a column in the tail of a stored row is an error; after
 -- slimheap.prefix_columns moves it into the prefix and VACUUM FULL
 -- re-forms the rows, the index is built and finds the heap twin's rows.
