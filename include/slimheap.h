@@ -100,13 +100,25 @@ extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
 extern void slim_init_write_routine(TableAmRoutine *routine);
 extern void slim_init_read_routine(TableAmRoutine *routine);
 
-/* slim_index_guard.c */
+/* slim_am_read.c: heap's index-build scans run with heap's routine */
+extern const TableAmRoutine *slim_borrow_heap_routine(Relation rel);
+extern void slim_return_heap_routine(Relation rel, const TableAmRoutine *own);
+
+/* slim_index_build.c */
 struct IndexInfo;
-extern void slim_check_index_prefix(Relation rel, struct IndexInfo *index_info,
-									BlockNumber start, BlockNumber nblocks);
+extern double slim_index_build_scan(const TableAmRoutine *heap_routine,
+									Relation rel, Relation index,
+									struct IndexInfo *index_info,
+									bool allow_sync, bool anyvisible,
+									bool progress, BlockNumber start_blockno,
+									BlockNumber numblocks,
+									IndexBuildCallback callback,
+									void *callback_state, TableScanDesc scan);
+extern void slim_index_build_init(void);
 
 /* slim_relinfo.c */
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
+extern Bitmapset *slim_index_attr_bitmap(Relation rel);
 extern int	slim_index_natts(Relation rel);
 extern int	slim_rewrite_floor(Relation source, Relation rel,
 							   const SlimOptions *opts);

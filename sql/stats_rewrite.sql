@@ -107,25 +107,21 @@ SELECT current_setting('slimheap.rows_formed')::bigint - :formed_before
 	AS formed_by_insert_select;
 SELECT count(*), sum(c100) FROM rh;
 
--- 4. a whole-row index expression reads every column: on a table with tails
--- it is refused, not built over the prefixes
+-- 4. a whole-row index expression reads every column: built on a table
+-- with tails, it moves every tail row into a standard form first
 SELECT wide('wh', 'heap', '');
 SELECT wide('wc', 'slimheap', 'WITH (slimheap.null_bitmap = compress)');
 INSERT INTO wh (id, c100) SELECT g, g FROM generate_series(1, 1000) g;
 INSERT INTO wc SELECT * FROM wh;
-SELECT tail_rows('wc') > 0 AS has_tails;
+SELECT tail_rows('wc') AS tail_rows_before;
 CREATE INDEX wh_row ON wh (hash_record(wh));
-\set VERBOSITY terse
 CREATE INDEX wc_row ON wc (hash_record(wc));
-\set VERBOSITY default
--- with every column in the prefix the index is built and answers as heap's
-ALTER TABLE wc SET (slimheap.prefix_columns = 100);
-VACUUM FULL wc;
-CREATE INDEX wc_row ON wc (hash_record(wc));
+VACUUM wc;	-- the versions the build replaced
+SELECT tail_rows('wc') AS tail_rows_after;
 -- new rows keep every column in the prefix while the index exists
 INSERT INTO wh (id, c100) VALUES (1001, 1001);
 INSERT INTO wc (id, c100) VALUES (1001, 1001);
-SELECT tail_rows('wc') AS tail_rows_after;
+SELECT tail_rows('wc') AS tail_rows_new;
 SET enable_seqscan = off;
 SET enable_bitmapscan = off;
 SELECT count(*) FROM wc a

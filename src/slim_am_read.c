@@ -184,16 +184,20 @@ slim_rebind_borrowed(Datum arg, Oid relid)
 	}
 }
 
-static void
+/* point rel's rd_tableam at heap's routine; returns the routine it had */
+const TableAmRoutine *
 slim_borrow_heap_routine(Relation rel)
 {
+	const TableAmRoutine *own = rel->rd_tableam;
+
 	if (nborrowed >= SLIM_MAX_BORROWS)
 		elog(ERROR, "too many nested index builds on slimheap tables");
 	borrowed[nborrowed++] = rel;
 	rel->rd_tableam = heap_routine;
+	return own;
 }
 
-static void
+void
 slim_return_heap_routine(Relation rel, const TableAmRoutine *own)
 {
 	Assert(nborrowed > 0 && borrowed[nborrowed - 1] == rel);
@@ -201,6 +205,7 @@ slim_return_heap_routine(Relation rel, const TableAmRoutine *own)
 	rel->rd_tableam = own;
 }
 
+/* heap's scan, seeing rows as they are (slim_index_build.c) */
 static double
 slim_index_build_range_scan(Relation table_rel, Relation index_rel,
 							struct IndexInfo *index_info, bool allow_sync,
@@ -209,33 +214,10 @@ slim_index_build_range_scan(Relation table_rel, Relation index_rel,
 							IndexBuildCallback callback, void *callback_state,
 							TableScanDesc scan)
 {
-	const TableAmRoutine *own = table_rel->rd_tableam;
-	double		ntuples;
-
-	/* heap's code would index a column in a row's tail as NULL */
-	if (scan == NULL)
-		slim_check_index_prefix(table_rel, index_info, start_blockno,
-								numblocks);
-	else
-		slim_check_index_prefix(table_rel, index_info, 0, InvalidBlockNumber);
-
-	slim_borrow_heap_routine(table_rel);
-	PG_TRY();
-	{
-		ntuples = heap_routine->index_build_range_scan(table_rel, index_rel,
-													   index_info, allow_sync,
-													   anyvisible, progress,
-													   start_blockno,
-													   numblocks, callback,
-													   callback_state, scan);
-	}
-	PG_FINALLY();
-	{
-		slim_return_heap_routine(table_rel, own);
-	}
-	PG_END_TRY();
-
-	return ntuples;
+	return slim_index_build_scan(heap_routine, table_rel, index_rel,
+								 index_info, allow_sync, anyvisible, progress,
+								 start_blockno, numblocks, callback,
+								 callback_state, scan);
 }
 
 static void
@@ -243,9 +225,8 @@ slim_index_validate_scan(Relation table_rel, Relation index_rel,
 						 struct IndexInfo *index_info, Snapshot snapshot,
 						 struct ValidateIndexState *state)
 {
-	const TableAmRoutine *own = table_rel->rd_tableam;
+	const TableAmRoutine *own = slim_borrow_heap_routine(table_rel);
 
-	slim_borrow_heap_routine(table_rel);
 	PG_TRY();
 	{
 		heap_routine->index_validate_scan(table_rel, index_rel, index_info,

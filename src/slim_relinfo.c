@@ -55,25 +55,34 @@ slim_rewrite_source(Relation rel)
 }
 
 /*
- * The last attribute any index of rel reads (keys, INCLUDE columns,
- * expressions, predicates; the replica identity's are among them), or 0.
- * A whole-row reference (attribute 0) reads every attribute.
+ * The attributes any index of rel reads (keys, INCLUDE columns,
+ * expressions, predicates; the replica identity's are among them), offset
+ * as pull_varattnos() offsets them; a copy.
+ */
+Bitmapset *
+slim_index_attr_bitmap(Relation rel)
+{
+#if PG_VERSION_NUM >= 160000
+	return bms_union(RelationGetIndexAttrBitmap(rel,
+												INDEX_ATTR_BITMAP_HOT_BLOCKING),
+					 RelationGetIndexAttrBitmap(rel,
+												INDEX_ATTR_BITMAP_SUMMARIZED));
+#else
+	return RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
+#endif
+}
+
+/*
+ * The last attribute any index of rel reads, or 0.  A whole-row reference
+ * (attribute 0) reads every attribute.
  */
 int
 slim_index_natts(Relation rel)
 {
-	Bitmapset  *attrs;
+	Bitmapset  *attrs = slim_index_attr_bitmap(rel);
 	int			x = -1;
 	int			last = 0;
 
-#if PG_VERSION_NUM >= 160000
-	attrs = bms_union(RelationGetIndexAttrBitmap(rel,
-												 INDEX_ATTR_BITMAP_HOT_BLOCKING),
-					  RelationGetIndexAttrBitmap(rel,
-												 INDEX_ATTR_BITMAP_SUMMARIZED));
-#else
-	attrs = RelationGetIndexAttrBitmap(rel, INDEX_ATTR_BITMAP_ALL);
-#endif
 	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
 		last = RelationGetDescr(rel)->natts;
 	while ((x = bms_next_member(attrs, x)) >= 0)

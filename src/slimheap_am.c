@@ -88,6 +88,7 @@ _PG_init(void)
 
 	slim_init_routine();
 	slim_options_init(slim_get_routine());
+	slim_index_build_init();
 
 	DefineCustomStringVariable("slimheap.rows_formed",
 							   "Rows this backend has formed to store (a diagnostic counter).",

@@ -1,0 +1,45 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_index.h
+ *	  Index builds over rows with compressed tails: the builder
+ *	  (slim_index_build.c) and the mover of rows (slim_index_move.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SLIM_INDEX_H
+#define SLIM_INDEX_H
+
+#include "access/htup.h"
+#include "executor/execdesc.h"
+#include "nodes/bitmapset.h"
+#include "utils/rel.h"
+
+/*
+ * Stores rows again with the relation's current prefix floor, as UPDATEs
+ * of the same values would (heap_update() through slimheap's tuple_update,
+ * then the entries of every index ready for inserts), firing no triggers.
+ */
+typedef struct SlimMover
+{
+	Relation	rel;
+	EState	   *estate;
+	ResultRelInfo *result_rel;
+	TupleTableSlot *slot;		/* the row to store, slimheap's slot */
+	TupleTableSlot *fetched;	/* a newer version of it */
+	Bitmapset  *attrs;			/* what the table's indexes read */
+	bool		whole_row;
+	uint64		moved;
+} SlimMover;
+
+extern bool slim_prefix_hides(const Bitmapset *attrs, bool whole_row,
+							  int prefix_natts, int stored_natts,
+							  const bool *isnull);
+extern int	slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values,
+						  bool *isnull);
+extern SlimMover *slim_mover_begin(Relation rel);
+extern void slim_mover_end(SlimMover *mv);
+extern void slim_move_row(SlimMover *mv, ItemPointer tid,
+						  const Datum *values, const bool *isnull);
+extern void slim_move_hidden_rows(Relation rel);
+
+#endif							/* SLIM_INDEX_H */

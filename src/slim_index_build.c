@@ -1,0 +1,429 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_index_build.c
+ *	  Index builds over rows that keep indexed columns in a compressed tail.
+ *
+ * heap's index-build scan reads a tail row's standard prefix only, and
+ * heap_update() later decides HOT and key changes from that prefix too
+ * (invariant C1, docs/format.md "Index builds").  So, during heap's own
+ * scan (no extra pass), every row whose prefix does not show a value the
+ * index reads is indexed with its real values, and then stored again with
+ * the column in its prefix: a new row version in the build's transaction,
+ * with entries in the table's indexes, firing no triggers
+ * (slim_index_move.c).
+ *
+ * - A plain build (ShareLock or stronger: no other writer) indexes the old
+ *   version and moves the rows when the statement (or, inside REINDEX of a
+ *   schema, the transaction) ends, when the index can take their entries.
+ * - A concurrent build leaves such rows out of its snapshot's index and
+ *   moves them at once: the validation pass then finds the new versions,
+ *   or whatever a concurrent update made of them.
+ * - Builds that may meet such rows run without parallel workers, which
+ *   cannot write: compress tables, and every CONCURRENTLY build.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/parallel.h"
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "catalog/index.h"
+#include "commands/defrem.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/plancat.h"
+#include "storage/lock.h"
+#include "tcop/utility.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/inval.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "slim_index.h"
+#include "slim_tail.h"
+#include "slimheap.h"
+
+/* utility statements under way in this backend, and whether concurrent */
+static int	slim_ddl_depth = 0;
+static bool slim_ddl_concurrent = false;
+
+/* tables whose rows a plain build left to move (TopTransactionContext) */
+static List *slim_pending_moves = NIL;
+
+static ProcessUtility_hook_type prev_utility_hook = NULL;
+static get_relation_info_hook_type prev_relation_info_hook = NULL;
+
+typedef struct SlimBuildState
+{
+	Relation	rel;
+	IndexInfo  *index_info;
+	HeapScanDesc hscan;
+	IndexBuildCallback callback;
+	void	   *callback_state;
+	Bitmapset  *attrs;			/* what the index reads, as pull_varattnos */
+	bool		whole_row;
+	int			last_attr;		/* the last attribute it reads */
+	ExprState  *predicate;		/* evaluated here on the real row, or NULL */
+	EState	   *estate;
+	TupleTableSlot *row;		/* the row heap's scan is at, every column */
+	SlimMover  *mover;			/* concurrent builds: moves rows at once */
+} SlimBuildState;
+
+/* the attributes an index reads: keys, INCLUDE, expressions, predicate */
+static Bitmapset *
+slim_index_info_attrs(IndexInfo *index_info)
+{
+	Bitmapset  *attrs = NULL;
+	int			i;
+
+	for (i = 0; i < index_info->ii_NumIndexAttrs; i++)
+	{
+		AttrNumber	attnum = index_info->ii_IndexAttrNumbers[i];
+
+		if (attnum > 0)
+			attrs = bms_add_member(attrs, attnum -
+								   FirstLowInvalidHeapAttributeNumber);
+	}
+	pull_varattnos((Node *) index_info->ii_Expressions, 1, &attrs);
+	pull_varattnos((Node *) index_info->ii_Predicate, 1, &attrs);
+	return attrs;
+}
+
+/*
+ * Plain builds on one table may run side by side (ShareLock), and each
+ * assumes that nobody writes the table meanwhile; moves do.  So a plain
+ * build that may move rows holds this lock of the table until its
+ * transaction ends, and such builds take turns: the next one's scan sees
+ * the rows moved, and its moves reach the finished index.
+ */
+static void
+slim_lock_moves(Relation rel)
+{
+	LOCKTAG		tag;
+
+	tag.locktag_field1 = MyDatabaseId;
+	tag.locktag_field2 = RelationGetRelid(rel);
+	tag.locktag_field3 = 0x534C;	/* "SL" */
+	tag.locktag_field4 = 0;
+	tag.locktag_type = LOCKTAG_USERLOCK;
+	tag.locktag_lockmethodid = DEFAULT_LOCKMETHOD;
+	if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
+		AcceptInvalidationMessages();	/* the indexes the last one built */
+}
+
+/*
+ * Stands between heap's build scan and the index: heap has read the row at
+ * bs->hscan->rs_ctup (the live member of a HOT chain, indexed at its root,
+ * tid) as a heap row.
+ */
+static void
+slim_build_callback(Relation index, ItemPointer tid, Datum *values,
+					bool *isnull, bool tupleIsAlive, void *state)
+{
+	SlimBuildState *bs = (SlimBuildState *) state;
+	HeapTuple	tuple = &bs->hscan->rs_ctup;
+	HeapTupleHeader td = tuple->t_data;
+	int			prefix_natts = HeapTupleHeaderGetNatts(td);
+	bool		hidden = false;
+	Datum		real_values[INDEX_MAX_KEYS];
+	bool		real_isnull[INDEX_MAX_KEYS];
+	TupleTableSlot *row = bs->row;
+	ExprContext *econtext;
+	int			stored_natts;
+
+	/* the common case: heap has read what the row holds */
+	if (bs->predicate == NULL &&
+		(!SlimHeaderHasTail(td) || prefix_natts >= bs->last_attr))
+	{
+		bs->callback(index, tid, values, isnull, tupleIsAlive,
+					 bs->callback_state);
+		return;
+	}
+
+	econtext = GetPerTupleExprContext(bs->estate);
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = row;
+	ExecClearTuple(row);
+	stored_natts = slim_read_row(tuple, row->tts_tupleDescriptor,
+								 row->tts_values, row->tts_isnull);
+	ExecStoreVirtualTuple(row);
+	ItemPointerCopy(tid, &row->tts_tid);
+	if (SlimHeaderHasTail(td))
+		hidden = slim_prefix_hides(bs->attrs, bs->whole_row, prefix_natts,
+								   stored_natts, row->tts_isnull);
+
+	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
+		return;
+	if (hidden)
+	{
+		FormIndexDatum(bs->index_info, row, bs->estate, real_values,
+					   real_isnull);
+		values = real_values;
+		isnull = real_isnull;
+	}
+
+	if (hidden && tupleIsAlive)
+	{
+		if (IsInParallelMode())
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("cannot build index \"%s\" in parallel: rows of table \"%s\" keep indexed columns in compressed tails",
+							RelationGetRelationName(index),
+							RelationGetRelationName(bs->rel)),
+					 errdetail("Parallel workers cannot store those rows again with the columns in their prefix."),
+					 errhint("Rewrite the table first (VACUUM FULL %s), or build the index with max_parallel_maintenance_workers = 0.",
+							 RelationGetRelationName(bs->rel))));
+		if (bs->mover != NULL)
+		{
+			/* concurrent: validate_index() indexes what replaces the row */
+			slim_move_row(bs->mover, &tuple->t_self, row->tts_values,
+						  row->tts_isnull);
+			return;
+		}
+		if (slim_ddl_depth > 0 &&
+			!list_member_oid(slim_pending_moves, RelationGetRelid(bs->rel)))
+		{
+			MemoryContext oldcxt;
+
+			/* compress tables took it before the scan */
+			slim_lock_moves(bs->rel);
+			oldcxt = MemoryContextSwitchTo(TopTransactionContext);
+
+			slim_pending_moves = lappend_oid(slim_pending_moves,
+											 RelationGetRelid(bs->rel));
+			MemoryContextSwitchTo(oldcxt);
+		}
+	}
+	bs->callback(index, tid, values, isnull, tupleIsAlive, bs->callback_state);
+}
+
+/*
+ * index_build_range_scan: heap's scan, with rd_tableam pointed at heap's
+ * routine (slim_am_read.c), through slim_build_callback().  The scan is made
+ * here when the caller gives none, as heap would make it, so that the
+ * callback sees the row heap is at.
+ */
+double
+slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
+					  Relation index, IndexInfo *index_info, bool allow_sync,
+					  bool anyvisible, bool progress, BlockNumber start_blockno,
+					  BlockNumber numblocks, IndexBuildCallback callback,
+					  void *callback_state, TableScanDesc scan)
+{
+	SlimBuildState bs;
+	List	   *predicate = index_info->ii_Predicate;
+	Snapshot	snapshot = NULL;
+	bool		own_snapshot = false;
+	double		ntuples;
+	int			x = -1;
+	const TableAmRoutine *own;
+
+	memset(&bs, 0, sizeof(bs));
+	bs.rel = rel;
+	bs.index_info = index_info;
+	bs.callback = callback;
+	bs.callback_state = callback_state;
+	bs.attrs = slim_index_info_attrs(index_info);
+	bs.whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
+								 bs.attrs);
+	while ((x = bms_next_member(bs.attrs, x)) >= 0)
+		bs.last_attr = Max(bs.last_attr,
+						   x + FirstLowInvalidHeapAttributeNumber);
+	if (bs.whole_row)
+		bs.last_attr = RelationGetDescr(rel)->natts;
+	bs.estate = CreateExecutorState();
+	bs.row = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+	if (predicate != NIL)
+		bs.predicate = ExecPrepareQual(predicate, bs.estate);
+	if (index_info->ii_Concurrent && !IsInParallelMode())
+		bs.mover = slim_mover_begin(rel);
+	else if (!IsInParallelMode() && slim_ddl_depth > 0 &&
+			 slim_get_relinfo(rel)->options.null_bitmap ==
+			 SLIM_NULL_BITMAP_COMPRESS)
+		slim_lock_moves(rel);
+
+	own = slim_borrow_heap_routine(rel);
+	PG_TRY();
+	{
+		if (scan == NULL)
+		{
+			/* as heap's build: SnapshotAny unless concurrent */
+			if (index_info->ii_Concurrent || IsBootstrapProcessingMode())
+			{
+				snapshot = RegisterSnapshot(GetTransactionSnapshot());
+				own_snapshot = true;
+			}
+			else
+				snapshot = SnapshotAny;
+			scan = table_beginscan_strat(rel, snapshot, 0, NULL, true,
+										 allow_sync);
+			if (!allow_sync)
+				heap_setscanlimits(scan, start_blockno, numblocks);
+		}
+		bs.hscan = (HeapScanDesc) scan;
+
+		/* the predicate is ours to evaluate on the row as it is */
+		index_info->ii_Predicate = NIL;
+		ntuples = heap_routine->index_build_range_scan(rel, index, index_info,
+													   true, anyvisible,
+													   progress, 0,
+													   InvalidBlockNumber,
+													   slim_build_callback,
+													   &bs, scan);
+	}
+	PG_FINALLY();
+	{
+		index_info->ii_Predicate = predicate;
+		slim_return_heap_routine(rel, own);
+	}
+	PG_END_TRY();
+
+	if (own_snapshot)
+		UnregisterSnapshot(snapshot);
+	if (bs.mover != NULL)
+		slim_mover_end(bs.mover);
+	ExecDropSingleTupleTableSlot(bs.row);
+	FreeExecutorState(bs.estate);
+	bms_free(bs.attrs);
+	return ntuples;
+}
+
+/* the moves the plain builds of this transaction left */
+static void
+slim_run_pending_moves(void)
+{
+	while (slim_pending_moves != NIL)
+	{
+		Oid			relid = linitial_oid(slim_pending_moves);
+		Relation	rel;
+
+		slim_pending_moves = list_delete_first(slim_pending_moves);
+		/* the build's lock is still held; the table may be gone since */
+		rel = try_table_open(relid, NoLock);
+		if (rel == NULL)
+			continue;
+		if (slim_is_slimheap_relation(rel))
+			slim_move_hidden_rows(rel);
+		table_close(rel, NoLock);
+	}
+}
+
+static bool
+slim_statement_is_concurrent(Node *parsetree)
+{
+	ListCell   *lc;
+
+	if (IsA(parsetree, IndexStmt))
+		return ((IndexStmt *) parsetree)->concurrent;
+	if (!IsA(parsetree, ReindexStmt))
+		return false;
+	foreach(lc, ((ReindexStmt *) parsetree)->params)
+	{
+		DefElem    *opt = (DefElem *) lfirst(lc);
+
+		if (strcmp(opt->defname, "concurrently") == 0 && defGetBoolean(opt))
+			return true;
+	}
+	return false;
+}
+
+/* rows a plain build left are moved as the statement that built it ends */
+static void
+slim_index_utility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	bool		save_concurrent = slim_ddl_concurrent;
+
+	if (slim_statement_is_concurrent(pstmt->utilityStmt))
+		slim_ddl_concurrent = true;
+	slim_ddl_depth++;
+	PG_TRY();
+	{
+		if (prev_utility_hook)
+			prev_utility_hook(pstmt, queryString, readOnlyTree, context,
+							  params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
+									context, params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		slim_ddl_depth--;
+		slim_ddl_concurrent = save_concurrent;
+	}
+	PG_END_TRY();
+
+	if (slim_ddl_depth == 0 && slim_pending_moves != NIL &&
+		IsTransactionState())
+		slim_run_pending_moves();
+}
+
+/*
+ * plan_create_index_workers() plans a dummy query over the table (no join
+ * tree, an inheritance parent): builds that may meet hidden values get no
+ * parallel workers.
+ */
+static void
+slim_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
+				   RelOptInfo *rel)
+{
+	if (prev_relation_info_hook)
+		prev_relation_info_hook(root, relid, inhparent, rel);
+
+	if (inhparent && root->parse->jointree == NULL &&
+		root->parse->commandType == CMD_SELECT &&
+		rel->reloptkind == RELOPT_BASEREL)
+	{
+		Relation	table = table_open(relid, NoLock);
+
+		if (slim_is_slimheap_relation(table) &&
+			(slim_ddl_concurrent ||
+			 slim_get_relinfo(table)->options.null_bitmap ==
+			 SLIM_NULL_BITMAP_COMPRESS))
+			rel->rel_parallel_workers = 0;
+		table_close(table, NoLock);
+	}
+}
+
+/* REINDEX SCHEMA and DATABASE commit inside the statement: move first */
+static void
+slim_index_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (slim_pending_moves != NIL)
+				slim_run_pending_moves();
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			slim_pending_moves = NIL;	/* freed with TopTransactionContext */
+			break;
+		default:
+			break;
+	}
+}
+
+void
+slim_index_build_init(void)
+{
+	prev_utility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = slim_index_utility;
+	prev_relation_info_hook = get_relation_info_hook;
+	get_relation_info_hook = slim_relation_info;
+	RegisterXactCallback(slim_index_xact_callback, NULL);
+}

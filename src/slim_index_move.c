@@ -1,0 +1,228 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_index_move.c
+ *	  Store rows again so that their prefix shows what the indexes read.
+ *
+ * A row whose compressed tail holds a value an index reads is read wrongly
+ * by heap's code that reads stored rows directly (invariant C1,
+ * docs/format.md "Index builds").  Index builds (slim_index_build.c) find
+ * such rows and store them again here: a new row version with the
+ * relation's current prefix floor, through slimheap's own tuple_update, and
+ * the entries of every index ready for inserts, as an UPDATE of the same
+ * values would make them; no trigger fires.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/sysattr.h"
+#include "access/tableam.h"
+#include "access/xact.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "slim_index.h"
+#include "slim_tail.h"
+#include "slimheap.h"
+
+/*
+ * Whether heap's reading of a tail row (prefix_natts attributes, the rest
+ * NULL or missing) differs from the row in an attribute of attrs: a value
+ * stored in the tail, past the prefix (stored_natts: prefix and tail).
+ */
+bool
+slim_prefix_hides(const Bitmapset *attrs, bool whole_row, int prefix_natts,
+				  int stored_natts, const bool *isnull)
+{
+	int			x = -1;
+
+	if (whole_row)
+		return stored_natts > prefix_natts;		/* a tail ends with a value */
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		int			attnum = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (attnum > prefix_natts && attnum <= stored_natts &&
+			!isnull[attnum - 1])
+			return true;
+	}
+	return false;
+}
+
+/* every attribute of a stored row; returns its stored natts (prefix + tail) */
+int
+slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values, bool *isnull)
+{
+	HeapTupleHeader td = tuple->t_data;
+
+	heap_deform_tuple(tuple, desc, values, isnull);
+	if (!SlimHeaderHasTail(td))
+		return HeapTupleHeaderGetNatts(td);
+	return slim_deform_tail(td, desc, slim_prefix_end(td, desc), values,
+							isnull);
+}
+
+SlimMover *
+slim_mover_begin(Relation rel)
+{
+	SlimMover  *mv = palloc0(sizeof(SlimMover));
+
+	mv->rel = rel;
+	mv->estate = CreateExecutorState();
+	mv->result_rel = makeNode(ResultRelInfo);
+	InitResultRelInfo(mv->result_rel, rel, 1, NULL, 0);
+	ExecOpenIndices(mv->result_rel, false);
+	mv->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel),
+										slim_get_routine()->slot_callbacks(rel));
+	mv->fetched = MakeSingleTupleTableSlot(RelationGetDescr(rel),
+										   &TTSOpsBufferHeapTuple);
+	mv->attrs = slim_index_attr_bitmap(rel);
+	mv->whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
+								  mv->attrs);
+	return mv;
+}
+
+void
+slim_mover_end(SlimMover *mv)
+{
+	ExecCloseIndices(mv->result_rel);
+	ExecDropSingleTupleTableSlot(mv->slot);
+	ExecDropSingleTupleTableSlot(mv->fetched);
+	FreeExecutorState(mv->estate);
+	bms_free(mv->attrs);
+	pfree(mv);
+}
+
+/*
+ * Store the row at tid (values, isnull: every attribute) again.  When a
+ * concurrent UPDATE got there first (CONCURRENTLY, or another build's
+ * move), its version is looked at in turn.
+ */
+void
+slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
+			  const bool *isnull)
+{
+	TupleDesc	desc = RelationGetDescr(mv->rel);
+	ItemPointerData otid = *tid;
+
+	for (;;)
+	{
+		TM_FailureData tmfd;
+		LockTupleMode lockmode;
+		TM_Result	result;
+		Snapshot	snapshot;
+		HeapTuple	newer;
+		int			stored_natts;
+#if PG_VERSION_NUM >= 160000
+		TU_UpdateIndexes update_indexes;
+#else
+		bool		update_indexes;
+#endif
+
+		ExecClearTuple(mv->slot);
+		memcpy(mv->slot->tts_values, values, desc->natts * sizeof(Datum));
+		memcpy(mv->slot->tts_isnull, isnull, desc->natts * sizeof(bool));
+		ExecStoreVirtualTuple(mv->slot);
+		/* slimheap's own: a build lends the relation heap's routine */
+		result = slim_get_routine()->tuple_update(mv->rel, &otid, mv->slot,
+												  GetCurrentCommandId(true),
+												  GetActiveSnapshot(),
+												  InvalidSnapshot, true,
+												  &tmfd, &lockmode,
+												  &update_indexes);
+		if (result == TM_Ok)
+		{
+			mv->moved++;
+#if PG_VERSION_NUM >= 160000
+			if (update_indexes != TU_None)
+				ExecInsertIndexTuples(mv->result_rel, mv->slot, mv->estate,
+									  false, false, NULL, NIL,
+									  update_indexes == TU_Summarizing);
+#else
+			if (update_indexes)
+				ExecInsertIndexTuples(mv->result_rel, mv->slot, mv->estate,
+									  false, false, NULL, NIL);
+#endif
+			ResetPerTupleExprContext(mv->estate);
+			return;
+		}
+		if (result != TM_Updated || ItemPointerEquals(&tmfd.ctid, &otid))
+			return;				/* deleted, or ours already */
+
+		/* the version that replaced it: does it hide a value too? */
+		otid = tmfd.ctid;
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		if (!slim_get_routine()->tuple_fetch_row_version(mv->rel, &otid,
+														 snapshot,
+														 mv->fetched))
+		{
+			UnregisterSnapshot(snapshot);
+			return;
+		}
+		UnregisterSnapshot(snapshot);
+		newer = ((BufferHeapTupleTableSlot *) mv->fetched)->base.tuple;
+		if (!SlimHeaderHasTail(newer->t_data))
+			return;
+		stored_natts = slim_read_row(newer, desc, mv->fetched->tts_values,
+									 mv->fetched->tts_isnull);
+		if (!slim_prefix_hides(mv->attrs, mv->whole_row,
+							   HeapTupleHeaderGetNatts(newer->t_data),
+							   stored_natts, mv->fetched->tts_isnull))
+			return;
+		values = mv->fetched->tts_values;
+		isnull = mv->fetched->tts_isnull;
+	}
+}
+
+/*
+ * Move every live row of rel whose prefix hides a value an index reads
+ * (under the build's lock: no other writer).
+ */
+void
+slim_move_hidden_rows(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Bitmapset  *attrs = slim_index_attr_bitmap(rel);
+	bool		whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
+										  attrs);
+	int			last = slim_index_natts(rel);
+	Snapshot	snapshot;
+	TableScanDesc scan;
+	TupleTableSlot *slot;
+	Datum	   *values = palloc(desc->natts * sizeof(Datum));
+	bool	   *isnull = palloc(desc->natts * sizeof(bool));
+	SlimMover  *mover = slim_mover_begin(rel);
+
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	PushActiveSnapshot(snapshot);
+	slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+	/* from block 0: builds moving rows of one table meet in one order */
+	scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		HeapTuple	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
+		int			prefix_natts = HeapTupleHeaderGetNatts(tuple->t_data);
+		int			stored_natts;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!SlimHeaderHasTail(tuple->t_data) || prefix_natts >= last)
+			continue;
+		stored_natts = slim_read_row(tuple, desc, values, isnull);
+		if (slim_prefix_hides(attrs, whole_row, prefix_natts, stored_natts,
+							  isnull))
+			slim_move_row(mover, &tuple->t_self, values, isnull);
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	PopActiveSnapshot();
+	UnregisterSnapshot(snapshot);
+	slim_mover_end(mover);
+	pfree(values);
+	pfree(isnull);
+	CommandCounterIncrement();
+}
+
