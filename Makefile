@@ -26,18 +26,29 @@ TAP_TESTS = 1
 
 # Which PostgreSQL to build against (README.md, docs/versions.md):
 #   PG=15 (the default): Debian's packages, /usr/lib/postgresql/15
+#   PG=17: a packaged 17 where one is installed (/usr/lib/postgresql/17,
+#          e.g. postgresql-server-dev-17 of another distribution or of the
+#          PostgreSQL project's repository); elsewhere Debian 13's packages
+#          in a Debian 13 root under $(PG_CACHE), made once by
+#          scripts/debian-root.sh, where build and tests then run
 #   PG=18: a server built from source into $(PG_CACHE)/pg-18.x by
 #          scripts/pg-build.sh (`make test PG=18` builds it when missing)
 #   PG_CONFIG=/path/to/pg_config: any installed server, e.g. a packaged 18
 PG ?= 15
 PG_CACHE ?= /var/cache/slimheap
+PG17_PACKAGED := /usr/lib/postgresql/17/bin/pg_config
 ifeq ($(PG),15)
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
+else ifeq ($(PG)$(wildcard $(PG17_PACKAGED)),17$(PG17_PACKAGED))
+PG_CONFIG ?= $(PG17_PACKAGED)
+else ifeq ($(PG)$(origin PG_CONFIG),17undefined)
+# no 17 here: test, demo, bench, fuzz, all and install run in the root
+SLIM_IN_ROOT := 1
 else ifeq ($(origin PG_CONFIG),undefined)
 # the newest build of scripts/pg-build.sh (`make test PG=18` makes one)
 PG_CONFIG := $(shell ls -d $(PG_CACHE)/pg-$(PG).*/bin/pg_config 2>/dev/null | sort -V | tail -n 1)
 endif
-PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+PGXS := $(if $(PG_CONFIG),$(shell $(PG_CONFIG) --pgxs 2>/dev/null))
 ifneq ($(wildcard $(PGXS)),)
 include $(PGXS)
 
@@ -46,16 +57,47 @@ endif
 
 .PHONY: setup test demo bench
 
+ifdef SLIM_IN_ROOT
+# PG=17 without a packaged 17 on this machine: Debian 13's postgresql-17 in
+# the Debian 13 root (scripts/debian-root.sh makes it once, mounts what the
+# command needs and this checkout at /slimheap, and unmounts everything
+# when the command ends); inside, PG_CONFIG is Debian's 17 and the command
+# is the one the other versions run.  Nothing of the host's servers is
+# touched, and no setup (PostgreSQL 15's packages) is needed.
+SLIM_ROOT_RUN = SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' bash scripts/debian-root.sh run
+
+.DEFAULT_GOAL := all
+.PHONY: all install
+all install:
+	$(SLIM_ROOT_RUN) make -s $@
+
+# (each command makes or completes the root first; `make setup PG=17`
+# only does that)
+setup:
+	SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' bash scripts/debian-root.sh prepare >/dev/null
+
+test:
+	$(SLIM_ROOT_RUN) --counted bash scripts/run-tests.sh
+
+demo:
+	$(SLIM_ROOT_RUN) bash scripts/demo.sh
+
+bench:
+	$(SLIM_ROOT_RUN) env QUICK='$(QUICK)' REPS='$(REPS)' bash bench/run.sh
+else
 setup:
 	bash scripts/setup.sh
 
 # The scripts get PG_CONFIG from this shell prefix: PG=15 is Debian's
-# packaged server; any other PG is built from source first (once; it is
+# packaged server, and so is PG=17 where it is installed (else it runs in
+# the root, above); any other PG is built from source first (once; it is
 # cached) unless PG_CONFIG is given.
 ifneq ($(PG)$(origin PG_CONFIG),15file)
+ifneq ($(PG)$(origin PG_CONFIG),17file)
 ifeq ($(filter command line environment,$(origin PG_CONFIG)),)
 PG_CONFIG_SH = PG_CONFIG=$$(SLIMHEAP_PG_CACHE='$(PG_CACHE)' bash scripts/pg-build.sh '$(PG)') && \
 	export PG_CONFIG &&
+endif
 endif
 endif
 PG_CONFIG_SH ?= export PG_CONFIG='$(PG_CONFIG)' &&
@@ -68,12 +110,18 @@ demo: setup
 
 bench: setup
 	$(PG_CONFIG_SH) QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh
+endif
 
 # reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
 #   make fuzz SEED=1 STEPS=200
 SEED ?= 1
 STEPS ?= 200
 .PHONY: fuzz
+ifdef SLIM_IN_ROOT
+fuzz:
+	$(SLIM_ROOT_RUN) sh -c 'make -s install && bash fuzz/run-fuzz.sh "$$0" "$$1"' '$(SEED)' '$(STEPS)'
+else
 fuzz: setup
 	$(PG_CONFIG_SH) $(MAKE) install PG_CONFIG=$$PG_CONFIG && \
 		bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
+endif
