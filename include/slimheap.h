@@ -148,6 +148,9 @@ extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 										   double *tups_vacuumed,
 										   double *tups_recently_dead);
 
+/* slim_toast_am.c: TOAST tables of heap's access method */
+extern Oid	slim_relation_toast_am(Relation rel);
+
 /* slimheap_am.c */
 extern bool slim_is_slimheap_relation(Relation rel);
 extern const TableAmRoutine *slim_get_routine(void);

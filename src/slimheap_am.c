@@ -49,6 +49,7 @@ slim_init_routine(void)
 	slim_init_read_routine(&slim_routine);
 	slim_init_write_routine(&slim_routine);
 	slim_routine.relation_copy_for_cluster = slim_relation_copy_for_cluster;
+	slim_routine.relation_toast_am = slim_relation_toast_am;
 	slim_routine_ready = true;
 }
 
