@@ -23,6 +23,7 @@
 extern bool slim_list_has_option(const List *defs);
 extern List *slim_split_options(const List *defs, List **others);
 extern List *slim_option_entries(const List *defs, bool is_reset);
+extern void slim_warn_entries(const List *entries);
 extern List *slim_apply_entry(List *entries, const char *entry, bool is_reset);
 extern void slim_read_reloptions(Oid relid, List **entries, List **others);
 extern Datum slim_build_reloptions(const List *entries, const List *others);
@@ -32,6 +33,7 @@ extern void slim_options_ddl_init(const TableAmRoutine *routine);
 extern bool slim_options_hook_active(void);
 
 /* slim_options_guard.c */
+extern bool slim_alter_touches_options(const AlterTableStmt *stmt);
 extern bool slim_statement_needs_hook(Node *parsetree);
 
 #endif							/* SLIM_OPTIONS_H */

@@ -111,6 +111,21 @@ SELECT relopts('t_dump');
 CREATE TABLE IF NOT EXISTS t_new (a int, b int)
   USING slimheap WITH (slimheap.null_bitmap = full);
 SELECT relopts('t_new');
+-- As core does with its own options, the options of a statement that
+-- creates nothing are not checked: a script run twice gets core's NOTICE,
+-- also with a value this version does not know.  Creating checks them.
+CREATE TABLE IF NOT EXISTS t_new (a int, b int)
+  USING slimheap WITH (slimheap.null_bitmap = zstd, fillfactor = 5000);
+CREATE TABLE IF NOT EXISTS t_new (a int, b int)
+  USING slimheap WITH (slimheap.no_such_option = 1);
+SELECT relopts('t_new');
+CREATE TABLE IF NOT EXISTS t_new2 (a int)
+  USING slimheap WITH (slimheap.null_bitmap = zstd);
+CREATE TABLE IF NOT EXISTS t_new2 (a int)
+  USING slimheap WITH (slimheap.null_bitmap = full, slimheap.null_bitmap = full);
+CREATE TABLE IF NOT EXISTS t_new2 USING slimheap
+  WITH (slimheap.null_bitmap = zstd) AS SELECT 1 AS a;
+SELECT count(*) FROM pg_class WHERE relname = 't_new2';
 
 -- a serial column creates a sequence first, a primary key an index after
 CREATE TABLE t_serial (id serial PRIMARY KEY, b int, c int)
@@ -161,6 +176,12 @@ CREATE TABLE t_ctas_nodata USING slimheap WITH (slimheap.null_bitmap = full)
 SELECT relopts('t_ctas_nodata');
 CREATE TABLE IF NOT EXISTS t_ctas USING slimheap
   WITH (slimheap.null_bitmap = truncate) AS SELECT 1 AS a;
+SELECT relopts('t_ctas');
+CREATE TABLE IF NOT EXISTS t_ctas USING slimheap
+  WITH (slimheap.null_bitmap = zstd) AS SELECT 1 AS a;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+  CREATE TABLE IF NOT EXISTS t_ctas USING slimheap
+  WITH (slimheap.null_bitmap = zstd) AS SELECT 1 AS a;
 SELECT relopts('t_ctas');
 PREPARE twin_rows AS SELECT * FROM h_twin ORDER BY a;
 CREATE TABLE t_ctas_exec USING slimheap WITH (slimheap.null_bitmap = full)

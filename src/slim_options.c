@@ -296,15 +296,29 @@ slim_option_entry(const DefElem *def, bool is_reset)
 						option->name, spelled),
 				 errdetail("Valid values are %s.", slim_valid_values(option))));
 
-	/* invariant C3 (docs/format.md): say so now, not never */
-	if (option->assign == slim_assign_null_bitmap &&
-		value == SLIM_NULL_BITMAP_COMPRESS && XLogLogicalInfoActive())
-		ereport(WARNING,
-				(errmsg("slimheap.null_bitmap = compress stores no compressed tails while wal_level is logical"),
-				 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
-				 errhint("Set wal_level to replica to store compressed tails.")));
-
 	return psprintf(SLIM_OPTION_PREFIX "%s=%s", option->name, canonical);
+}
+
+/*
+ * Invariant C3 (docs/format.md): say so when compress is set, not never.
+ * Called for entries that a statement does store (slim_options_ddl.c), so
+ * that a CREATE ... IF NOT EXISTS that creates nothing says nothing.
+ */
+void
+slim_warn_entries(const List *entries)
+{
+	ListCell   *lc;
+
+	if (!XLogLogicalInfoActive())
+		return;
+	foreach(lc, entries)
+	{
+		if (strcmp(lfirst(lc), SLIM_OPTION_PREFIX "null_bitmap=compress") == 0)
+			ereport(WARNING,
+					(errmsg("slimheap.null_bitmap = compress stores no compressed tails while wal_level is logical"),
+					 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
+					 errhint("Set wal_level to replica to store compressed tails.")));
+	}
 }
 
 /* length of the "slimheap.<name>" part of an entry */

@@ -16,7 +16,10 @@
  *	 hook, before any row is written, which matters for CREATE TABLE AS).
  * - ALTER: core's SET and RESET validate the *whole* stored array, so a
  *	 table's stored slimheap entries are taken out while core runs, and the
- *	 final ones put back afterwards.  A rewrite in the same statement (SET
+ *	 final ones put back afterwards.  Core looks the name up again after the
+ *	 ddl_command_start event triggers, which may change search_path or create
+ *	 a table of the same name: it gets the relation the hook locked, by a
+ *	 schema-qualified name.  A rewrite in the same statement (SET
  *	 ACCESS METHOD, ALTER COLUMN TYPE) copies pg_class.reloptions to the new
  *	 heap, so the final entries are stored on that copy when core creates it.
  *
@@ -51,6 +54,7 @@
 #include "nodes/plannodes.h"
 #include "tcop/cmdtag.h"
 #include "tcop/utility.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
 #include "utils/syscache.h"
@@ -79,6 +83,7 @@ typedef struct SlimPending
 	const RangeVar *relation;	/* CREATE: its name */
 	Oid			relid;			/* REWRITE: the table being rewritten */
 	List	   *entries;		/* "slimheap.<name>=<value>" to store */
+	List	   *defs;			/* CREATE IF NOT EXISTS: options, unchecked */
 	bool		applied;		/* CREATE: stored */
 } SlimPending;
 
@@ -333,8 +338,12 @@ slim_relation_created(Oid relid)
 			relnamespace != RangeVarGetCreationNamespace(pending->relation))
 			return;
 		pending->applied = true;
+		/* IF NOT EXISTS: core checks nothing of a table it skips, nor do we */
+		if (pending->defs != NIL)
+			pending->entries = slim_option_entries(pending->defs, false);
 		if (!slim_check_target(relname, relkind, relam, true))
 			return;
+		slim_warn_entries(pending->entries);
 	}
 	else
 	{
@@ -415,7 +424,10 @@ slim_create_options(Node *parsetree, RangeVar **relation,
  * CREATE TABLE (also PARTITION OF), CREATE TABLE AS, CREATE MATERIALIZED
  * VIEW, EXPLAIN ANALYZE CREATE TABLE AS: check our options, run the statement
  * without them, and store them when core creates the relation.  CREATE ... IF
- * NOT EXISTS on an existing relation creates nothing and stores nothing.
+ * NOT EXISTS on an existing relation creates nothing and stores nothing: as
+ * core does with its own options, ours are checked only when the relation
+ * is created, so a script that runs twice gets core's NOTICE the second
+ * time, whatever its options.
  */
 static void
 slim_create(const SlimUtilityCall *call)
@@ -443,7 +455,12 @@ slim_create(const SlimUtilityCall *call)
 	pending.kind = SLIM_PENDING_CREATE;
 	pending.relation = relation;
 	pending.relid = InvalidOid;
-	pending.entries = slim_option_entries(*options, false);
+	pending.entries = NIL;
+	pending.defs = NIL;
+	if (if_not_exists)
+		pending.defs = slim_split_options(*options, &others);
+	else
+		pending.entries = slim_option_entries(*options, false);
 	pending.applied = false;
 	(void) slim_split_options(*options, &others);
 	*options = others;
@@ -479,18 +496,20 @@ slim_refuse_options(const SlimUtilityCall *call, const List *options,
 
 /*
  * ALTER TABLE / ALTER MATERIALIZED VIEW (/ VIEW / INDEX) with SET (...),
- * RESET (...) or SET ACCESS METHOD, when the statement names slimheap
- * options or the relation carries some.
+ * RESET (...) or SET ACCESS METHOD.  The relation is looked up and locked
+ * here, whatever the statement names, and core is handed that relation:
+ * deciding on an unlocked lookup, or letting core look the name up again,
+ * could act on two different tables.
  */
 static void
 slim_alter(const SlimUtilityCall *call)
 {
-	AlterTableStmt *stmt = (AlterTableStmt *) call->pstmt->utilityStmt;
-	PlannedStmt *pstmt = call->pstmt;
-	bool		touches_options = false;
+	AlterTableStmt *stmt;
+	PlannedStmt *pstmt;
 	bool		has_ours = false;
 	const char *new_am = NULL;
 	List	   *changes = NIL;
+	List	   *cmds = NIL;
 	ListCell   *lc;
 	LOCKMODE	lockmode;
 	Oid			relid;
@@ -502,6 +521,9 @@ slim_alter(const SlimUtilityCall *call)
 	List	   *entries;
 	SlimPending pending;
 
+	/* core's statement: ours taken out, subcommands left empty dropped */
+	pstmt = copyObject(call->pstmt);
+	stmt = (AlterTableStmt *) pstmt->utilityStmt;
 	foreach(lc, stmt->cmds)
 	{
 		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
@@ -509,59 +531,28 @@ slim_alter(const SlimUtilityCall *call)
 		if (cmd->subtype == AT_SetRelOptions ||
 			cmd->subtype == AT_ResetRelOptions)
 		{
-			touches_options = true;
-			has_ours |= slim_list_has_option((List *) cmd->def);
-		}
-		else if (cmd->subtype == AT_SetAccessMethod)
-			touches_options = true;
-	}
-	if (!touches_options)
-	{
-		slim_run_core(call, pstmt);
-		return;
-	}
+			List	   *others;
+			List	   *ours = slim_split_options((List *) cmd->def, &others);
 
-	/* core's statement: ours taken out, subcommands left empty dropped */
-	if (has_ours)
-	{
-		List	   *cmds = NIL;
-
-		pstmt = copyObject(call->pstmt);
-		stmt = (AlterTableStmt *) pstmt->utilityStmt;
-		foreach(lc, stmt->cmds)
-		{
-			AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
-			if (cmd->subtype == AT_SetRelOptions ||
-				cmd->subtype == AT_ResetRelOptions)
+			if (ours != NIL)
 			{
-				List	   *others;
-				List	   *ours = slim_split_options((List *) cmd->def, &others);
+				SlimChange *change = palloc(sizeof(SlimChange));
 
-				if (ours != NIL)
-				{
-					SlimChange *change = palloc(sizeof(SlimChange));
-
-					change->defs = ours;
-					change->is_reset = cmd->subtype == AT_ResetRelOptions;
-					changes = lappend(changes, change);
-					if (others == NIL)
-						continue;
-					cmd->def = (Node *) others;
-				}
+				has_ours = true;
+				change->defs = ours;
+				change->is_reset = cmd->subtype == AT_ResetRelOptions;
+				changes = lappend(changes, change);
+				if (others == NIL)
+					continue;
+				cmd->def = (Node *) others;
 			}
-			cmds = lappend(cmds, cmd);
 		}
-		stmt->cmds = cmds;
-	}
-	foreach(lc, stmt->cmds)
-	{
-		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
-
 		/* no name: SET ACCESS METHOD DEFAULT (PostgreSQL 17 and later) */
-		if (cmd->subtype == AT_SetAccessMethod)
+		else if (cmd->subtype == AT_SetAccessMethod)
 			new_am = cmd->name != NULL ? cmd->name : default_table_access_method;
+		cmds = lappend(cmds, cmd);
 	}
+	stmt->cmds = cmds;
 
 	/*
 	 * Core's lookup, with its permission and object type checks, and the
@@ -573,10 +564,17 @@ slim_alter(const SlimUtilityCall *call)
 	relid = AlterTableLookupRelation(stmt, lockmode);
 	if (!OidIsValid(relid))
 	{
-		/* IF EXISTS: core reports the missing relation */
-		slim_run_core(call, pstmt);
+		/*
+		 * IF EXISTS: core reports the missing relation.  Given our options,
+		 * it refuses them should a relation of that name appear meanwhile.
+		 */
+		slim_run_core(call, call->pstmt);
 		return;
 	}
+
+	/* the relation found, by a name no search_path can change */
+	stmt->relation->catalogname = NULL;
+	stmt->relation->schemaname = get_namespace_name(get_rel_namespace(relid));
 
 	stored = slim_stored_entries(relid);
 	if (!has_ours && stored == NIL)
@@ -598,13 +596,17 @@ slim_alter(const SlimUtilityCall *call)
 	foreach(lc, changes)
 	{
 		SlimChange *change = lfirst(lc);
+		List	   *change_entries;
 		ListCell   *le;
 
 		/* RESET may clean a table of entries left behind, see below */
 		if (!change->is_reset ||
 			(relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW))
 			(void) slim_check_target(relname, relkind, relam, false);
-		foreach(le, slim_option_entries(change->defs, change->is_reset))
+		change_entries = slim_option_entries(change->defs, change->is_reset);
+		if (!change->is_reset)
+			slim_warn_entries(change_entries);
+		foreach(le, change_entries)
 			entries = slim_apply_entry(entries, lfirst(le), change->is_reset);
 	}
 
@@ -626,6 +628,7 @@ slim_alter(const SlimUtilityCall *call)
 	pending.relation = NULL;
 	pending.relid = relid;
 	pending.entries = entries;
+	pending.defs = NIL;
 	pending.applied = false;
 	slim_run_core_pending(call, pstmt, &pending);
 
@@ -667,9 +670,18 @@ slim_dispatch(const SlimUtilityCall *call)
 			/* only EXPLAIN ANALYZE CREATE TABLE AS creates: core checks it */
 			slim_create(call);
 			return;
+		case T_AlterTableStmt:
+			/* every change of options: the hook looks the relation up */
+			if (!slim_alter_touches_options((AlterTableStmt *) parsetree))
+				slim_run_core(call, call->pstmt);
+			else
+			{
+				slim_check_writable(parsetree);
+				slim_alter(call);
+			}
+			return;
 		case T_CreateStmt:
 		case T_CreateTableAsStmt:
-		case T_AlterTableStmt:
 		case T_ViewStmt:
 		case T_IndexStmt:
 			break;
@@ -694,9 +706,6 @@ slim_dispatch(const SlimUtilityCall *call)
 		case T_CreateStmt:
 		case T_CreateTableAsStmt:
 			slim_create(call);
-			break;
-		case T_AlterTableStmt:
-			slim_alter(call);
 			break;
 		case T_ViewStmt:
 			{

@@ -18,6 +18,7 @@
 
 #include "catalog/namespace.h"
 #include "commands/event_trigger.h"
+#include "commands/tablecmds.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 
@@ -26,27 +27,56 @@
 PG_FUNCTION_INFO_V1(slimheap_options_guard);
 
 /*
- * Event trigger support: whether a statement needs the hook, i.e. names
- * slimheap options, or changes the options or access method of a relation
- * that has some stored.
+ * Whether an ALTER TABLE changes options or the access method (SET (...),
+ * RESET (...), SET ACCESS METHOD): what the hook must see when the relation
+ * has slimheap entries stored.
+ */
+bool
+slim_alter_touches_options(const AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_SetRelOptions ||
+			cmd->subtype == AT_ResetRelOptions ||
+			cmd->subtype == AT_SetAccessMethod)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the relation an ALTER TABLE names has slimheap entries stored.
+ * The name is looked up as core does, with core's checks and the lock core
+ * takes next (held to the end of the transaction): without the lock, the
+ * entries could change before core reads them.
  */
 static bool
-slim_relation_has_entries(const RangeVar *relation)
+slim_relation_has_entries(AlterTableStmt *stmt)
 {
-	Oid			relid = RangeVarGetRelid(relation, NoLock, true);
+	Oid			relid;
 	List	   *entries;
 
+	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
 	if (!OidIsValid(relid))
 		return false;
 	slim_read_reloptions(relid, &entries, NULL);
 	return entries != NIL;
 }
 
+/*
+ * Whether a statement needs the hook, i.e. names slimheap options, or
+ * changes the options or access method of a relation that has some stored.
+ * The event trigger asks for every statement; the hook for all but ALTER
+ * TABLE, which it looks up itself, to hand core the relation it found.
+ */
 bool
 slim_statement_needs_hook(Node *parsetree)
 {
 	ListCell   *lc;
-	bool		touches_options = false;
 
 	switch (nodeTag(parsetree))
 	{
@@ -70,18 +100,13 @@ slim_statement_needs_hook(Node *parsetree)
 			{
 				AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
 
-				if (cmd->subtype == AT_SetRelOptions ||
-					cmd->subtype == AT_ResetRelOptions)
-				{
-					if (slim_list_has_option((List *) cmd->def))
-						return true;
-					touches_options = true;
-				}
-				else if (cmd->subtype == AT_SetAccessMethod)
-					touches_options = true;
+				if ((cmd->subtype == AT_SetRelOptions ||
+					 cmd->subtype == AT_ResetRelOptions) &&
+					slim_list_has_option((List *) cmd->def))
+					return true;
 			}
-			return touches_options &&
-				slim_relation_has_entries(((AlterTableStmt *) parsetree)->relation);
+			return slim_alter_touches_options((AlterTableStmt *) parsetree) &&
+				slim_relation_has_entries((AlterTableStmt *) parsetree);
 		default:
 			return false;
 	}
