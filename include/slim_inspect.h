@@ -14,8 +14,13 @@
 #ifndef SLIM_INSPECT_H
 #define SLIM_INSPECT_H
 
+#include "access/htup_details.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
+
+struct VerifyState;
 
 /*
  * Which relations an inspection function accepts.
@@ -26,9 +31,38 @@ typedef enum SlimInspectTarget
 	SLIM_TARGET_HEAP_TUPLES		/* any table that stores heap tuples */
 } SlimInspectTarget;
 
+/*
+ * One page read by stats() or estimate(): a private copy, and which of its
+ * rows the snapshot sees.  Rows are read from the copy, after verify()'s
+ * checks (slim_inspect_row()), so no buffer lock is held meanwhile.
+ */
+typedef enum SlimItemState
+{
+	SLIM_ITEM_NO_ROW,			/* not LP_NORMAL */
+	SLIM_ITEM_LIVE,				/* visible to the snapshot */
+	SLIM_ITEM_DEAD				/* not visible to it */
+} SlimItemState;
+
+typedef struct SlimInspectPage
+{
+	PGAlignedBlock copy;
+	BlockNumber blkno;
+	bool		is_new;			/* never initialized: no items, all free */
+	OffsetNumber maxoff;
+	/* a SlimItemState for each offset */
+	uint8		items[MaxHeapTuplesPerPage + 1];
+} SlimInspectPage;
+
 extern Relation slim_open_relation_oid(Oid relid, LOCKMODE lockmode);
 extern Relation slim_inspect_open(Oid relid, const char *funcname,
 								  SlimInspectTarget target);
+extern void slim_inspect_check_recovery(Relation rel);
+extern void slim_inspect_read_page(Relation rel, BlockNumber blkno,
+								   BufferAccessStrategy strategy,
+								   Snapshot snapshot, SlimInspectPage *page);
+extern HeapTupleHeader slim_inspect_row(struct VerifyState *checker,
+										SlimInspectPage *page,
+										OffsetNumber off, Size *len);
 extern Datum slim_percent(int64 part, int64 whole, bool *isnull);
 extern Snapshot slim_inspect_snapshot(void);
 

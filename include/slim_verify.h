@@ -46,9 +46,10 @@ typedef struct VerifyState
 	int16	   *positions;		/* attribute numbers (0-based) of values */
 	int16	   *ordered;		/* the same in a tail's store order */
 
-	/* output */
+	/* output; without a tupstore, the first problem of a tuple */
 	Tuplestorestate *tupstore;
 	TupleDesc	retdesc;
+	char	   *problem;
 
 	/* position being checked */
 	BlockNumber blkno;
@@ -62,6 +63,9 @@ typedef struct VerifyState
 /* slim_verify.c */
 extern void verify_report(VerifyState *st, const char *fmt,...)
 			pg_attribute_printf(2, 3);
+extern VerifyState *slim_verify_checker(Relation rel);
+extern const char *slim_verify_tuple(VerifyState *st, HeapTupleHeader tup,
+									 Size tuplen);
 
 /* slim_verify_values.c */
 extern bool verify_row_values(VerifyState *st, HeapTupleHeader tup,

@@ -29,6 +29,15 @@ SELECT * FROM slimheap.page_items('ie_heap', 0);
 SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
 SELECT mode, total_rows FROM slimheap.estimate('ie_slim');
 
+-- sample_rows: from 1 to 10 million, or NULL for every row.  The memory an
+-- estimate takes does not grow with it, but a larger sample is a full scan
+-- in all but name.
+SELECT * FROM slimheap.estimate('ie_heap', 0);
+SELECT * FROM slimheap.estimate('ie_heap', 2147483647);
+SELECT * FROM slimheap.estimate('ie_heap', 10000001);
+SELECT mode, sampled_rows, full_scan FROM slimheap.estimate('ie_heap', 10000000);
+SELECT mode, sampled_rows, full_scan FROM slimheap.estimate('ie_heap', NULL);
+
 -- An OID without a relation (0, or a table dropped since) is the caller's
 -- mistake: undefined_table naming the OID, not an internal error.
 CREATE FUNCTION ie_error_of(query text) RETURNS text LANGUAGE plpgsql AS $$

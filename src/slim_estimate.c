@@ -10,6 +10,11 @@
  * wherever it goes; the rows are then packed onto simulated pages the way a
  * rewrite fills them.  docs/inspect.md describes the columns and the method.
  *
+ * Pages are read as stats() reads them (slim_inspect_read_page()): through a
+ * bulk-read strategy, in block order, each row checked with verify()'s rules
+ * before it is deformed.  Nothing is kept per row or per block read, so the
+ * memory is the same whatever the table and the sample size.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -21,10 +26,8 @@
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/relation.h"
-#include "access/tableam.h"
 #include "catalog/catalog.h"
 #include "catalog/pg_class.h"
-#include "executor/tuptable.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -37,8 +40,20 @@
 
 #include "slimheap.h"
 #include "slim_inspect.h"
+#include "slim_tail.h"
+#include "slim_verify.h"
 
 PG_FUNCTION_INFO_V1(slimheap_estimate);
+
+/*
+ * The largest sample_rows accepted.  Memory does not grow with it, but a
+ * larger "sample" is a full scan in all but name (ANALYZE's largest sample
+ * is 3 million rows): NULL asks for one.
+ */
+#define SLIM_SAMPLE_MAX_ROWS	10000000
+
+/* sample blocks sorted into block order at a time: 256 kB of block numbers */
+#define SLIM_SAMPLE_CHUNK		65536
 
 /*
  * The null_bitmap modes estimate() projects, one output row each.  "full" is
@@ -134,37 +149,26 @@ slim_packer_fractional_pages(const SlimPacker *p)
 }
 
 /*
- * A sample's rows, kept so that they can be packed in the order of their
- * blocks on disk, as a rewrite reads them: the sample visits blocks in an
- * order spread over the table (slim_sample_step()).
+ * What estimate() keeps while it reads: the relation's facts, read before
+ * the first block, scratch for one row, and the packers of the modes.
  */
-typedef struct SlimSampleBlock
-{
-	BlockNumber blkno;
-	int64		first_row;		/* index into SlimEstimate.row_lens */
-	int64		nrows;
-} SlimSampleBlock;
-
 typedef struct SlimEstimate
 {
 	Relation	rel;
 	TupleDesc	desc;
 	int			min_natts;		/* the T1 floor conversion would apply */
 	int			prefix_natts;	/* compress: the C1 prefix floor */
-	bool	   *isnull;			/* scratch: the slot's, dropped ones NULL */
+	VerifyState *checker;		/* verify()'s checks of each row */
+	Snapshot	snapshot;
+	BufferAccessStrategy strategy;
+	SlimInspectPage *page;		/* the page being read */
+	Datum	   *values;			/* scratch: one row's values */
+	bool	   *isnull;			/* scratch: its NULLs, dropped ones NULL */
 	MemoryContext row_cxt;		/* reset after every row */
 	int64		rows;			/* live rows read */
 	int64		blocks;			/* blocks read */
 	int64		toasted[SLIM_ESTIMATE_NMODES];
 	SlimPacker	packers[SLIM_ESTIMATE_NMODES];
-
-	/* sampling only: row lengths per mode, and the blocks they came from */
-	bool		buffer_rows;
-	uint32	   *row_lens;		/* SLIM_ESTIMATE_NMODES per row */
-	int64		row_lens_size;	/* allocated rows */
-	SlimSampleBlock *sample_blocks;
-	int64		nsample_blocks;
-	int64		sample_blocks_size;	/* allocated blocks */
 } SlimEstimate;
 
 /*
@@ -216,43 +220,37 @@ slim_row_gets_toasted(TupleDesc desc, Datum *values, const bool *isnull,
 }
 
 /*
- * Account for one live row: form it in every mode with the real formers,
- * and put it on the simulated pages of each (or keep its lengths, when
- * sampling).
+ * Account for one live row, of stored length stored_len: form it in every
+ * mode with the real formers and put it on the simulated pages of each.
+ * Runs in est->row_cxt.
  */
 static void
-slim_estimate_row(SlimEstimate *est, TupleTableSlot *slot)
+slim_estimate_row(SlimEstimate *est, HeapTupleHeader td, Size stored_len,
+				  OffsetNumber off)
 {
 	TupleDesc	desc = est->desc;
-	HeapTuple	stored;
-	bool		should_free;
-	Size		stored_len;
-	bool		has_external;
-	uint32		lens[SLIM_ESTIMATE_NMODES];
-	MemoryContext old_cxt;
+	HeapTupleData tuple;
+	bool		has_external = HeapTupleHeaderHasExternal(td);
 	int			i;
 
-	slot_getallattrs(slot);
+	tuple.t_data = td;
+	tuple.t_len = stored_len;
+	tuple.t_tableOid = RelationGetRelid(est->rel);
+	ItemPointerSet(&tuple.t_self, est->page->blkno, off);
 
-	/* the stored row as it is now: its length and whether it is toasted */
-	stored = ExecFetchSlotHeapTuple(slot, false, &should_free);
-	stored_len = stored->t_len;
-	has_external = HeapTupleHasExternal(stored);
-	if (should_free)
-		heap_freetuple(stored);
+	/* a tail row's values too; the missing ones read as the fast defaults */
+	slim_deform_tuple(&tuple, desc, est->values, est->isnull);
 
 	/* a rewrite stores NULL for dropped columns (ATRewriteTable()) */
 	for (i = 0; i < desc->natts; i++)
-		est->isnull[i] = slot->tts_isnull[i] ||
-			TupleDescAttr(desc, i)->attisdropped;
+		est->isnull[i] |= TupleDescAttr(desc, i)->attisdropped;
 
-	old_cxt = MemoryContextSwitchTo(est->row_cxt);
 	for (i = 0; i < (int) SLIM_ESTIMATE_NMODES; i++)
 	{
 		HeapTuple	formed;
 		Size		len;
 
-		formed = slim_form_tuple(desc, slot->tts_values, est->isnull,
+		formed = slim_form_tuple(desc, est->values, est->isnull,
 								 slim_estimate_modes[i].mode, est->min_natts,
 								 est->prefix_natts);
 		len = formed->t_len;
@@ -262,44 +260,74 @@ slim_estimate_row(SlimEstimate *est, TupleTableSlot *slot)
 		 * what it produces is not known without toasting, so count such a
 		 * row as it is stored now.
 		 */
-		if (slim_row_gets_toasted(desc, slot->tts_values, est->isnull,
+		if (slim_row_gets_toasted(desc, est->values, est->isnull,
 								  has_external, len))
 		{
 			len = stored_len;
 			est->toasted[i]++;
 		}
-		lens[i] = (uint32) Min(len, MaxHeapTupleSize);
+		slim_packer_add(&est->packers[i], len);
+	}
+	est->rows++;
+}
+
+/*
+ * Read block blkno and account for its live rows.
+ */
+static void
+slim_estimate_block(SlimEstimate *est, BlockNumber blkno)
+{
+	SlimInspectPage *page = est->page;
+	MemoryContext old_cxt;
+	OffsetNumber off;
+
+	CHECK_FOR_INTERRUPTS();
+
+	slim_inspect_read_page(est->rel, blkno, est->strategy, est->snapshot,
+						   page);
+	old_cxt = MemoryContextSwitchTo(est->row_cxt);
+	for (off = FirstOffsetNumber; off <= page->maxoff; off++)
+	{
+		HeapTupleHeader td;
+		Size		len;
+
+		if (page->items[off] == SLIM_ITEM_NO_ROW)
+			continue;
+		/* dead rows too: a damaged page is an error, whatever is on it */
+		td = slim_inspect_row(est->checker, page, off, &len);
+		if (page->items[off] == SLIM_ITEM_LIVE)
+			slim_estimate_row(est, td, len, off);
+		MemoryContextReset(est->row_cxt);
 	}
 	MemoryContextSwitchTo(old_cxt);
-	MemoryContextReset(est->row_cxt);
+	est->blocks++;
+}
 
-	if (!est->buffer_rows)
-	{
-		for (i = 0; i < (int) SLIM_ESTIMATE_NMODES; i++)
-			slim_packer_add(&est->packers[i], lens[i]);
-	}
-	else
-	{
-		if (est->rows >= est->row_lens_size)
-		{
-			est->row_lens_size *= 2;
-			est->row_lens = repalloc_huge(est->row_lens,
-										  est->row_lens_size *
-										  SLIM_ESTIMATE_NMODES * sizeof(uint32));
-		}
-		memcpy(&est->row_lens[est->rows * SLIM_ESTIMATE_NMODES], lens,
-			   sizeof(lens));
-		est->sample_blocks[est->nsample_blocks - 1].nrows++;
-	}
+/* forget what was read: a sample that turns out to need every block */
+static void
+slim_estimate_restart(SlimEstimate *est)
+{
+	int			m;
 
-	est->rows++;
+	est->rows = 0;
+	est->blocks = 0;
+	for (m = 0; m < (int) SLIM_ESTIMATE_NMODES; m++)
+	{
+		Size		save_free = est->packers[m].save_free;
+
+		est->toasted[m] = 0;
+		memset(&est->packers[m], 0, sizeof(SlimPacker));
+		est->packers[m].save_free = save_free;
+	}
 }
 
 /*
  * Golden-ratio stride: the first k blocks of the sequence i * step mod n
  * (step coprime to n) spread evenly over the table for every k, so a sample
  * can stop as soon as it has enough rows and still cover the whole table,
- * and the same table always gives the same sample.
+ * and the same table always gives the same sample.  Rank i of the sequence
+ * is block i * step mod n, so any stretch of ranks can be read in block
+ * order.
  */
 static uint64
 slim_sample_step(uint64 nblocks)
@@ -327,109 +355,92 @@ slim_sample_step(uint64 nblocks)
 }
 
 static int
-slim_sample_block_cmp(const void *a, const void *b)
+slim_block_cmp(const void *a, const void *b)
 {
-	BlockNumber ba = ((const SlimSampleBlock *) a)->blkno;
-	BlockNumber bb = ((const SlimSampleBlock *) b)->blkno;
+	BlockNumber ba = *(const BlockNumber *) a;
+	BlockNumber bb = *(const BlockNumber *) b;
 
 	return (ba > bb) - (ba < bb);
 }
 
 /*
- * Read sample blocks until sample_rows live rows are in, then pack their
- * rows in block order.
+ * Read every block in block order, packing as it goes.
  */
 static void
-slim_estimate_sample(SlimEstimate *est, TupleTableSlot *slot,
-					 Snapshot snapshot, BlockNumber nblocks,
-					 int64 sample_rows)
+slim_estimate_full(SlimEstimate *est, BlockNumber nblocks)
 {
-	uint64		step = slim_sample_step(nblocks);
-	uint64		i;
-	ItemPointerData mintid;
-	ItemPointerData maxtid;
-	TableScanDesc scan;
-	int64		b;
+	BlockNumber blkno;
 
-	est->buffer_rows = true;
-	est->row_lens_size = 1024;
-	est->row_lens = palloc(est->row_lens_size * SLIM_ESTIMATE_NMODES *
-						   sizeof(uint32));
-	est->sample_blocks_size = 64;
-	est->sample_blocks = palloc(est->sample_blocks_size *
-								sizeof(SlimSampleBlock));
+	for (blkno = 0; blkno < nblocks; blkno++)
+		slim_estimate_block(est, blkno);
+}
 
-	ItemPointerSet(&mintid, 0, FirstOffsetNumber);
-	ItemPointerSet(&maxtid, 0, MaxOffsetNumber);
-	scan = table_beginscan_tidrange(est->rel, snapshot, &mintid, &maxtid);
-
-	for (i = 0; i < nblocks && est->rows < sample_rows; i++)
+/*
+ * Read the sample blocks of ranks from .. to-1 of the golden-ratio sequence
+ * (rank i is block i * step mod nblocks), sorted into block order a chunk at
+ * a time.
+ */
+static void
+slim_estimate_ranks(SlimEstimate *est, uint64 step, BlockNumber nblocks,
+					uint64 from, uint64 to, BlockNumber *chunk)
+{
+	while (from < to)
 	{
-		BlockNumber blkno = (BlockNumber) ((i * step) % nblocks);
-		SlimSampleBlock *block;
+		int			n = (int) Min(to - from, SLIM_SAMPLE_CHUNK);
+		int			i;
 
-		if (est->nsample_blocks >= est->sample_blocks_size)
-		{
-			est->sample_blocks_size *= 2;
-			est->sample_blocks = repalloc_huge(est->sample_blocks,
-											   est->sample_blocks_size *
-											   sizeof(SlimSampleBlock));
-		}
-		block = &est->sample_blocks[est->nsample_blocks++];
-
-		block->blkno = blkno;
-		block->first_row = est->rows;
-		block->nrows = 0;
-
-		ItemPointerSet(&mintid, blkno, FirstOffsetNumber);
-		ItemPointerSet(&maxtid, blkno, MaxOffsetNumber);
-		table_rescan_tidrange(scan, &mintid, &maxtid);
-		while (table_scan_getnextslot_tidrange(scan, ForwardScanDirection,
-											   slot))
-		{
-			CHECK_FOR_INTERRUPTS();
-			slim_estimate_row(est, slot);
-		}
-		est->blocks++;
-	}
-	table_endscan(scan);
-
-	qsort(est->sample_blocks, est->nsample_blocks, sizeof(SlimSampleBlock),
-		  slim_sample_block_cmp);
-	for (b = 0; b < est->nsample_blocks; b++)
-	{
-		SlimSampleBlock *block = &est->sample_blocks[b];
-		int64		r;
-
-		for (r = block->first_row; r < block->first_row + block->nrows; r++)
-		{
-			int			m;
-
-			for (m = 0; m < (int) SLIM_ESTIMATE_NMODES; m++)
-				slim_packer_add(&est->packers[m],
-								est->row_lens[r * SLIM_ESTIMATE_NMODES + m]);
-		}
+		for (i = 0; i < n; i++)
+			chunk[i] = (BlockNumber) (((from + i) * step) % nblocks);
+		qsort(chunk, n, sizeof(BlockNumber), slim_block_cmp);
+		for (i = 0; i < n; i++)
+			slim_estimate_block(est, chunk[i]);
+		from += n;
 	}
 }
 
 /*
- * Read every live row in block order, packing as it goes.
+ * A sample of about sample_rows live rows: the first blocks of the
+ * golden-ratio sequence, read in passes, each in block order.  The first
+ * pass reads the fewest blocks that could hold sample_rows rows; each next
+ * one as many more as the rows per block seen so far say are still needed,
+ * and a thirty-second more, so that one more pass is rare.  When the blocks
+ * needed are the whole table, the table is read in one full scan instead
+ * (in block order, which makes the projection exact).
  */
 static void
-slim_estimate_full(SlimEstimate *est, TupleTableSlot *slot, Snapshot snapshot,
-				   BlockNumber nblocks)
+slim_estimate_sample(SlimEstimate *est, BlockNumber nblocks,
+					 int64 sample_rows)
 {
-	TableScanDesc scan;
+	uint64		step = slim_sample_step(nblocks);
+	uint64		done = 0;
+	uint64		want;
+	BlockNumber *chunk;
 
-	/* a bulk-read strategy, and no synchronized scan: start at block 0 */
-	scan = table_beginscan_strat(est->rel, snapshot, 0, NULL, true, false);
-	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	want = (uint64) ((sample_rows + MaxHeapTuplesPerPage - 1) /
+					 MaxHeapTuplesPerPage);
+	chunk = palloc(Min(nblocks, SLIM_SAMPLE_CHUNK) * sizeof(BlockNumber));
+	for (;;)
 	{
-		CHECK_FOR_INTERRUPTS();
-		slim_estimate_row(est, slot);
+		double		need;
+
+		if (want >= nblocks)
+		{
+			slim_estimate_restart(est);
+			slim_estimate_full(est, nblocks);
+			break;
+		}
+		slim_estimate_ranks(est, step, nblocks, done, want, chunk);
+		done = want;
+		if (est->rows >= sample_rows)
+			break;
+
+		/* no live row yet: twice the blocks */
+		need = est->rows > 0 ?
+			(double) (sample_rows - est->rows) * done / est->rows : done;
+		need = ceil(need * 33.0 / 32.0);
+		want = need >= (double) nblocks ? nblocks : done + (uint64) need;
 	}
-	table_endscan(scan);
-	est->blocks = nblocks;
+	pfree(chunk);
 }
 
 Datum
@@ -440,7 +451,6 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 	int64		sample_rows;
 	Relation	rel;
 	SlimEstimate est;
-	TupleTableSlot *slot;
 	BlockNumber nblocks;
 	bool		full_scan;
 	double		scale;
@@ -463,6 +473,13 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					 errmsg("sample_rows must be positive, or NULL for a full scan")));
+		if (sample_rows > SLIM_SAMPLE_MAX_ROWS)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("sample_rows %lld is too large", (long long) sample_rows),
+					 errdetail("A sample has at most %d rows.",
+							   SLIM_SAMPLE_MAX_ROWS),
+					 errhint("Pass NULL to read every row.")));
 	}
 
 	rel = slim_inspect_open(relid, "estimate", SLIM_TARGET_HEAP_TUPLES);
@@ -473,6 +490,11 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 	/* the rewrite honours the table's fast defaults, as slim_relinfo.c says */
 	est.min_natts = slim_missing_natts(est.desc);
 	est.prefix_natts = slim_estimate_prefix_natts(rel);
+	est.checker = slim_verify_checker(rel);
+	est.snapshot = slim_inspect_snapshot();
+	est.strategy = GetAccessStrategy(BAS_BULKREAD);
+	est.page = palloc(sizeof(SlimInspectPage));
+	est.values = palloc(Max(est.desc->natts, 1) * sizeof(Datum));
 	est.isnull = palloc(Max(est.desc->natts, 1) * sizeof(bool));
 	est.row_cxt = AllocSetContextCreate(CurrentMemoryContext,
 										"slimheap estimate rows",
@@ -482,13 +504,11 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 			RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR);
 
 	nblocks = RelationGetNumberOfBlocks(rel);
-	slot = table_slot_create(rel, NULL);
-	if (sample_rows > 0)
-		slim_estimate_sample(&est, slot, slim_inspect_snapshot(), nblocks,
-							 sample_rows);
+	if (sample_rows > 0 && nblocks > 0)
+		slim_estimate_sample(&est, nblocks, sample_rows);
 	else
-		slim_estimate_full(&est, slot, slim_inspect_snapshot(), nblocks);
-	ExecDropSingleTupleTableSlot(slot);
+		slim_estimate_full(&est, nblocks);
+	FreeAccessStrategy(est.strategy);
 	full_scan = (est.blocks == (int64) nblocks);
 
 	/* a sample stands for the whole table in proportion to its blocks */

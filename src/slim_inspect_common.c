@@ -3,10 +3,16 @@
  * slim_inspect_common.c
  *	  What the SQL functions of the extension share: opening the relation
  *	  they are given (by OID: a regclass argument may name a relation that
- *	  does not exist, or no longer does), and the helpers of their output.
+ *	  does not exist, or no longer does), reading its pages, and the helpers
+ *	  of their output.
  *
  * The functions are for superusers and members of pg_stat_scan_tables, as
  * pgstattuple's are: the SQL script revokes EXECUTE from PUBLIC.
+ *
+ * stats() and estimate() read shared buffers, and a page may be damaged: a
+ * row is deformed only after verify()'s checks of its header and values,
+ * and no buffer lock is held while anything else runs, not even a relcache
+ * build (which may wait for a lock).
  *
  *-------------------------------------------------------------------------
  */
@@ -15,8 +21,10 @@
 #include "access/heapam.h"
 #include "access/relation.h"
 #include "access/tableam.h"
+#include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "commands/defrem.h"
+#include "miscadmin.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/numeric.h"
@@ -25,6 +33,8 @@
 
 #include "slimheap.h"
 #include "slim_inspect.h"
+#include "slim_page_check.h"
+#include "slim_verify.h"
 
 /*
  * Open relation relid, which comes from the caller as a bare OID (a regclass
@@ -70,6 +80,7 @@ slim_inspect_open(Oid relid, const char *funcname, SlimInspectTarget target)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot access temporary tables of other sessions")));
+	slim_inspect_check_recovery(rel);
 
 	if (slim_is_slimheap_relation(rel))
 		return rel;
@@ -93,6 +104,115 @@ slim_inspect_open(Oid relid, const char *funcname, SlimInspectTarget target)
 				 errdetail("slimheap.estimate() reads tables of the heap and slimheap access methods.")));
 
 	return rel;
+}
+
+/*
+ * An unlogged relation has only its init fork on a hot standby: give the
+ * error the planner gives for it (get_relation_info()), not "could not open
+ * file".
+ */
+void
+slim_inspect_check_recovery(Relation rel)
+{
+	if (!RelationIsPermanent(rel) && RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot access temporary or unlogged relations during recovery")));
+}
+
+/*
+ * Read block blkno of rel into page: copy it under a share lock, and decide
+ * under that lock which rows the snapshot sees (the check may set hint bits
+ * on the shared page).  Only bounds checks and visibility run under the
+ * lock, never anything that can wait for another session: a writer waiting
+ * for the buffer is invisible to the deadlock detector and cannot be
+ * cancelled.
+ */
+void
+slim_inspect_read_page(Relation rel, BlockNumber blkno,
+					   BufferAccessStrategy strategy, Snapshot snapshot,
+					   SlimInspectPage *page)
+{
+	Buffer		buf;
+	Page		shared;
+	OffsetNumber off;
+
+	buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL, strategy);
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	shared = BufferGetPage(buf);
+	memcpy(page->copy.data, shared, BLCKSZ);
+	page->blkno = blkno;
+	page->is_new = PageIsNew(shared);
+	page->maxoff = page->is_new ? InvalidOffsetNumber :
+		PageGetMaxOffsetNumber(shared);
+
+	if (page->maxoff > MaxHeapTuplesPerPage)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("page %u of relation \"%s\" is corrupted",
+						blkno, RelationGetRelationName(rel)),
+				 errdetail("It has %u line pointers, more than a heap page can hold (%d).",
+						   page->maxoff, (int) MaxHeapTuplesPerPage),
+				 errhint("slimheap.verify() checks the table.")));
+
+	for (off = FirstOffsetNumber; off <= page->maxoff; off++)
+	{
+		ItemId		itemid = PageGetItemId(shared, off);
+		SlimItemProblem problem;
+		HeapTupleData tuple;
+
+		page->items[off] = SLIM_ITEM_NO_ROW;
+		if (!ItemIdIsNormal(itemid))
+			continue;
+
+		/* the visibility check reads the header: it must lie in the page */
+		problem = slim_check_item_bounds(itemid, SizeOfPageHeaderData, BLCKSZ);
+		if (problem != SLIM_ITEM_SOUND)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("line pointer (%u,%u) of relation \"%s\" is corrupted",
+							blkno, off, RelationGetRelationName(rel)),
+					 errdetail("lp_off %u, lp_len %u: %s.",
+							   ItemIdGetOffset(itemid), ItemIdGetLength(itemid),
+							   slim_item_problem_text(problem)),
+					 errhint("slimheap.page_items() shows the page.")));
+
+		tuple.t_data = (HeapTupleHeader) PageGetItem(shared, itemid);
+		tuple.t_len = ItemIdGetLength(itemid);
+		tuple.t_tableOid = RelationGetRelid(rel);
+		ItemPointerSet(&tuple.t_self, blkno, off);
+		page->items[off] = HeapTupleSatisfiesVisibility(&tuple, snapshot, buf) ?
+			SLIM_ITEM_LIVE : SLIM_ITEM_DEAD;
+	}
+	UnlockReleaseBuffer(buf);
+}
+
+/*
+ * The tuple of item off of a page read by slim_inspect_read_page(), in the
+ * page's copy, once it passed verify()'s checks (header, every value, the
+ * compressed tail): only then may it be deformed.  A damaged row is an
+ * error that names it.
+ */
+HeapTupleHeader
+slim_inspect_row(VerifyState *checker, SlimInspectPage *page, OffsetNumber off,
+				 Size *len)
+{
+	ItemId		itemid = PageGetItemId(page->copy.data, off);
+	HeapTupleHeader td = (HeapTupleHeader) PageGetItem(page->copy.data, itemid);
+	const char *problem;
+
+	Assert(page->items[off] != SLIM_ITEM_NO_ROW);
+	*len = ItemIdGetLength(itemid);
+	problem = slim_verify_tuple(checker, td, *len);
+	if (problem != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("row (%u,%u) of relation \"%s\" is corrupted",
+						page->blkno, off,
+						RelationGetRelationName(checker->rel)),
+				 errdetail("slimheap.verify() reports: %s.", problem),
+				 errhint("slimheap.page_items() shows the page; slimheap.verify() checks the table.")));
+	return td;
 }
 
 /*

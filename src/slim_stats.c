@@ -10,6 +10,12 @@
  * otherwise have from slimheap's (slim_form_tuple()), never from a second
  * copy of their layout rules.  docs/inspect.md describes the columns.
  *
+ * Pages are read through slim_inspect_read_page(): a copy taken under the
+ * buffer's share lock, and each row checked with verify()'s rules before it
+ * is deformed, with an error naming the first damaged one.  What the loop
+ * needs of the relation is read before it, so that no lock is waited for
+ * while a buffer lock is held.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -29,6 +35,7 @@
 #include "slim_inspect.h"
 #include "slim_page_check.h"
 #include "slim_tail.h"
+#include "slim_verify.h"
 
 PG_FUNCTION_INFO_V1(slimheap_stats);
 
@@ -54,7 +61,7 @@ typedef struct SlimStats
  * of columns past the row's natts (heap would store those as data) and keeps
  * what dropped columns still hold (heap keeps that too until a rewrite).
  * The row is deformed into values/isnull, which the caller may use further.
- * A compressed-tail row must have passed slim_check_tail().
+ * The row must have passed verify()'s checks (slim_inspect_row()).
  */
 static Size
 slim_heap_layout_len(HeapTuple tuple, TupleDesc desc, Datum *values,
@@ -90,92 +97,49 @@ slim_truncate_len(TupleDesc desc, Datum *values, bool *isnull, int min_natts)
 }
 
 /*
- * Refuse an on-page item that does not hold a sound tuple header inside the
- * page: stats() reads the header and deforms the row.
+ * What stats() keeps while it reads the pages: the relation's facts, read
+ * once before the first page, and scratch for one row.
  */
-static void
-slim_check_item(Relation rel, Page page, BlockNumber blkno, OffsetNumber off)
+typedef struct SlimStatsScan
 {
-	ItemId		itemid = PageGetItemId(page, off);
-	HeapTupleHeader td;
-	SlimItemProblem item_problem;
-	SlimHeaderProblem header_problem;
-	SlimTailInfo tail;
-	const char *tail_problem;
-
-	item_problem = slim_check_item_bounds(itemid, SizeOfPageHeaderData, BLCKSZ);
-	if (item_problem != SLIM_ITEM_SOUND)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("line pointer (%u,%u) of relation \"%s\" is corrupted",
-						blkno, off, RelationGetRelationName(rel)),
-				 errdetail("lp_off %u, lp_len %u: %s.", ItemIdGetOffset(itemid),
-						   ItemIdGetLength(itemid),
-						   slim_item_problem_text(item_problem)),
-				 errhint("slimheap.page_items() shows the page.")));
-
-	td = (HeapTupleHeader) PageGetItem(page, itemid);
-	header_problem = slim_check_tuple_header(td, ItemIdGetLength(itemid),
-											 RelationGetDescr(rel)->natts);
-	if (header_problem != SLIM_HEADER_SOUND)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("row (%u,%u) of relation \"%s\" is corrupted",
-						blkno, off, RelationGetRelationName(rel)),
-				 errdetail("%s.", slim_header_problem_text(header_problem)),
-				 errhint("slimheap.page_items() shows the page.")));
-
-	/* a compressed tail is decoded below: it must lie within the item */
-	tail_problem = slim_check_row_tail(td, ItemIdGetLength(itemid),
-									   RelationGetDescr(rel), &tail);
-	if (tail_problem != NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("row (%u,%u) of relation \"%s\" is corrupted",
-						blkno, off, RelationGetRelationName(rel)),
-				 errdetail("Its compressed tail is invalid: %s.", tail_problem),
-				 errhint("slimheap.page_items() shows the page; slimheap.verify() checks the table.")));
-}
+	Relation	rel;
+	int			min_natts;		/* the T1 floor of the truncate form */
+	VerifyState *checker;		/* verify()'s checks of each row */
+	Datum	   *values;
+	bool	   *isnull;
+} SlimStatsScan;
 
 /*
- * Count one page.  The buffer is share-locked.
+ * Count one page, read into a private copy by slim_inspect_read_page().
  */
 static void
-slim_stats_page(Relation rel, Buffer buf, Snapshot snapshot, SlimStats *stats,
-				Datum *values, bool *isnull)
+slim_stats_page(SlimStatsScan *scan, SlimInspectPage *page, SlimStats *stats)
 {
-	TupleDesc	desc = RelationGetDescr(rel);
-	int			min_natts = slim_get_relinfo(rel)->min_natts;
-	BlockNumber blkno = BufferGetBlockNumber(buf);
-	Page		page = BufferGetPage(buf);
-	OffsetNumber maxoff;
+	TupleDesc	desc = RelationGetDescr(scan->rel);
 	OffsetNumber off;
 
-	if (PageIsNew(page))
+	if (page->is_new)
 	{
 		/* an extended page nobody has initialized yet: all of it is free */
 		stats->free_bytes += BLCKSZ - SizeOfPageHeaderData;
 		return;
 	}
-	stats->free_bytes += PageGetHeapFreeSpace(page);
+	stats->free_bytes += PageGetHeapFreeSpace((Page) page->copy.data);
 
-	maxoff = PageGetMaxOffsetNumber(page);
-	for (off = FirstOffsetNumber; off <= maxoff; off = OffsetNumberNext(off))
+	for (off = FirstOffsetNumber; off <= page->maxoff; off++)
 	{
-		ItemId		itemid = PageGetItemId(page, off);
 		HeapTupleData tuple;
+		Size		len;
 		SlimRowForm form;
 
-		if (!ItemIdIsNormal(itemid))
+		if (page->items[off] == SLIM_ITEM_NO_ROW)
 			continue;
-		slim_check_item(rel, page, blkno, off);
+		tuple.t_data = slim_inspect_row(scan->checker, page, off, &len);
+		tuple.t_len = len;
+		tuple.t_tableOid = RelationGetRelid(scan->rel);
+		ItemPointerSet(&tuple.t_self, page->blkno, off);
 
-		tuple.t_data = (HeapTupleHeader) PageGetItem(page, itemid);
-		tuple.t_len = ItemIdGetLength(itemid);
-		tuple.t_tableOid = RelationGetRelid(rel);
-		ItemPointerSet(&tuple.t_self, blkno, off);
-
-		if (!HeapTupleSatisfiesVisibility(&tuple, snapshot, buf))
+		if (page->items[off] == SLIM_ITEM_DEAD)
 		{
 			stats->dead_rows++;
 			stats->dead_bytes += tuple.t_len;
@@ -188,10 +152,12 @@ slim_stats_page(Relation rel, Buffer buf, Snapshot snapshot, SlimStats *stats,
 		stats->form_rows[form]++;
 		stats->form_bytes[form] += tuple.t_len;
 		stats->heap_layout_bytes += slim_heap_layout_len(&tuple, desc,
-														 values, isnull);
+														 scan->values,
+														 scan->isnull);
 		if (form == SLIM_ROW_TAIL)
 			stats->tail_saved_bytes +=
-				(int64) slim_truncate_len(desc, values, isnull, min_natts) -
+				(int64) slim_truncate_len(desc, scan->values, scan->isnull,
+										  scan->min_natts) -
 				(int64) tuple.t_len;
 	}
 }
@@ -205,10 +171,10 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	BufferAccessStrategy bstrategy;
 	Snapshot	snapshot;
 	SlimStats	stats;
+	SlimStatsScan scan;
+	SlimInspectPage *page;
 	BlockNumber nblocks;
 	BlockNumber blkno;
-	Datum	   *values;
-	bool	   *isnull;
 	MemoryContext row_cxt;
 	MemoryContext old_cxt;
 	Datum		result[SLIM_STATS_COLUMNS];
@@ -224,8 +190,13 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	rel = slim_inspect_open(relid, "stats", SLIM_TARGET_SLIMHEAP);
 
 	memset(&stats, 0, sizeof(stats));
-	values = palloc(RelationGetDescr(rel)->natts * sizeof(Datum));
-	isnull = palloc(RelationGetDescr(rel)->natts * sizeof(bool));
+	scan.rel = rel;
+	/* may build the relcache's slimheap info, which may wait for locks */
+	scan.min_natts = slim_get_relinfo(rel)->min_natts;
+	scan.checker = slim_verify_checker(rel);
+	scan.values = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(Datum));
+	scan.isnull = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(bool));
+	page = palloc(sizeof(SlimInspectPage));
 	bstrategy = GetAccessStrategy(BAS_BULKREAD);
 	snapshot = slim_inspect_snapshot();
 	row_cxt = AllocSetContextCreate(CurrentMemoryContext,
@@ -235,18 +206,13 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	nblocks = RelationGetNumberOfBlocks(rel);
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
-		Buffer		buf;
-
 		CHECK_FOR_INTERRUPTS();
 
-		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno, RBM_NORMAL,
-								 bstrategy);
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		slim_inspect_read_page(rel, blkno, bstrategy, snapshot, page);
 		old_cxt = MemoryContextSwitchTo(row_cxt);
-		slim_stats_page(rel, buf, snapshot, &stats, values, isnull);
+		slim_stats_page(&scan, page, &stats);
 		MemoryContextSwitchTo(old_cxt);
 		MemoryContextReset(row_cxt);
-		UnlockReleaseBuffer(buf);
 		stats.pages++;
 	}
 

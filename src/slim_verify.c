@@ -51,7 +51,8 @@ PG_FUNCTION_INFO_V1(slimheap_verify);
 #define VERIFY_COLUMNS			3
 
 /*
- * Report one problem at the current position.
+ * Report one problem at the current position.  A state without a result set
+ * (slim_verify_checker()) keeps the first problem of the tuple instead.
  */
 void
 verify_report(VerifyState *st, const char *fmt,...)
@@ -59,6 +60,9 @@ verify_report(VerifyState *st, const char *fmt,...)
 	Datum		values[VERIFY_COLUMNS];
 	bool		nulls[VERIFY_COLUMNS] = {false, false, false};
 	StringInfoData msg;
+
+	if (st->tupstore == NULL && st->problem != NULL)
+		return;
 
 	initStringInfo(&msg);
 	for (;;)
@@ -72,6 +76,11 @@ verify_report(VerifyState *st, const char *fmt,...)
 		if (needed == 0)
 			break;
 		enlargeStringInfo(&msg, needed);
+	}
+	if (st->tupstore == NULL)
+	{
+		st->problem = msg.data;
+		return;
 	}
 
 	values[0] = Int64GetDatum((int64) st->blkno);
@@ -117,6 +126,7 @@ verify_open_relation(Oid relid)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot verify temporary tables of other sessions")));
+	slim_inspect_check_recovery(rel);
 	return rel;
 }
 
@@ -384,6 +394,35 @@ verify_update_chains(VerifyState *st)
 						  st->items[next].natts, floor, off);
 		}
 	}
+}
+
+/*
+ * For the functions that read rows from shared buffers before they deform
+ * them (stats(), estimate()): a state that checks one tuple at a time with
+ * verify()'s rules.
+ */
+VerifyState *
+slim_verify_checker(Relation rel)
+{
+	VerifyState *st = palloc0(sizeof(VerifyState));
+
+	verify_prepare(st, rel);
+	return st;
+}
+
+/*
+ * The first problem verify() would report for the tuple of an item that lies
+ * within its page, or NULL when the tuple can be deformed safely.
+ */
+const char *
+slim_verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen)
+{
+	int			natts;
+
+	Assert(st->tupstore == NULL);
+	st->problem = NULL;
+	(void) verify_tuple(st, tup, tuplen, &natts);
+	return st->problem;
 }
 
 Datum

@@ -8,6 +8,11 @@
 # which the compressed-tail marker (t_infomask2 bit 0x0800) is set is damaged
 # too: the tail decoder finds no tail after its data.
 #
+# A row whose header is sound but whose value is not (a varlena header that
+# claims half a gigabyte) is refused by stats() and estimate() too, on a
+# slimheap and on a heap table: they check each row's values with verify()'s
+# bounds checks before they deform it, and never copy from beyond the page.
+#
 # The pages are edited in the relation's file while the server is stopped
 # (no data checksums: SlimheapTest::no_checksums).
 
@@ -51,7 +56,20 @@ CREATE TABLE t_tail (c1 int4, c2 int4, c3 int4) USING slimheap;
 INSERT INTO t_tail (c1) VALUES (1);
 });
 
+# one row each whose text value's 4-byte varlena header will claim 536870911
+# bytes; a second row stays intact
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE c (a int4, t text, b int4) USING slimheap;
+INSERT INTO c VALUES (1, repeat('x', 200), NULL), (2, repeat('y', 200), NULL);
+CREATE TABLE h (a int4, t text, b int4) USING heap;
+INSERT INTO h SELECT * FROM c;
+});
+
 my $datadir = $node->data_dir;
+my %varlena_path = map {
+	$_ => $node->safe_psql('postgres', "SELECT pg_relation_filepath('$_')")
+} qw(c h);
 my $relpath = $node->safe_psql('postgres', "SELECT pg_relation_filepath('t')");
 my $tailpath =
   $node->safe_psql('postgres', "SELECT pg_relation_filepath('t_tail')");
@@ -139,6 +157,25 @@ sysseek($fh, 0, 0);
 syswrite($fh, $tailpage, $BLCKSZ) == $BLCKSZ or die "short write";
 close($fh);
 
+# c and h, row 1: the text value's header (after t_hoff and the int4) set to
+# fc ff ff 7f, a 4-byte varlena of 0x1fffffff bytes
+for my $rel (qw(c h))
+{
+	open($fh, '+<', "$datadir/$varlena_path{$rel}")
+	  or die "open $varlena_path{$rel}: $!";
+	binmode $fh;
+	my $page;
+	sysread($fh, $page, $BLCKSZ) == $BLCKSZ or die "short read";
+	my $tup = tuple_off($page, 1);
+	my $hoff = ord(substr($page, $tup + 22, 1));
+	is( unpack('V', substr($page, $tup + $hoff + 4, 4)),
+		204 << 2, "$rel: row 1 stores a 4-byte varlena header after the int4");
+	substr($page, $tup + $hoff + 4, 4) = pack('C4', 0xfc, 0xff, 0xff, 0x7f);
+	sysseek($fh, 0, 0);
+	syswrite($fh, $page, $BLCKSZ) == $BLCKSZ or die "short write";
+	close($fh);
+}
+
 $node->start;
 
 my $items = $node->safe_psql('postgres',
@@ -191,8 +228,41 @@ is( $node->safe_psql('postgres',
 isnt($ret, 0, 'stats() does not guess the size of a marked row');
 like(
 	$stderr,
-	qr/row \(0,1\) of relation "t_tail" is corrupted\nDETAIL:  Its compressed tail is invalid: the tail header/,
+	qr/row \(0,1\) of relation "t_tail" is corrupted\nDETAIL:  slimheap.verify\(\) reports: compressed tail is invalid: the tail header/,
 	'stats() says why');
+
+# the damaged value: verify() names it, stats() and estimate() refuse it
+is( $node->safe_psql('postgres',
+		"SELECT blkno, offnum, msg FROM slimheap.verify('c')"),
+	"0|1|attribute 2: varlena of 536870911 bytes extends past the end of the tuple (204 bytes left)",
+	'verify() reports the varlena that runs past its row');
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', "SELECT live_rows FROM slimheap.stats('c')");
+isnt($ret, 0, 'stats() does not deform the row with the damaged varlena');
+like(
+	$stderr,
+	qr/ERROR:  row \(0,1\) of relation "c" is corrupted\nDETAIL:  slimheap.verify\(\) reports: attribute 2: varlena of 536870911 bytes extends past the end of the tuple/,
+	'stats() names the row and says what verify() says');
+for my $rel (qw(c h))
+{
+	for my $sample ('NULL', '1', 'DEFAULT')
+	{
+		my $args = $sample eq 'DEFAULT' ? "'$rel'" : "'$rel', $sample";
+		($ret, $stdout, $stderr) = $node->psql('postgres',
+			"SELECT mode, projected_bytes FROM slimheap.estimate($args)");
+		isnt($ret, 0, "estimate($args) refuses the damaged row");
+		like(
+			$stderr,
+			qr/ERROR:  row \(0,1\) of relation "$rel" is corrupted\nDETAIL:  slimheap.verify\(\) reports: attribute 2: varlena of 536870911 bytes/,
+			"estimate($args) names the row");
+	}
+}
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', "SELECT * FROM slimheap.estimate('t', NULL)");
+like(
+	$stderr,
+	qr/line pointer \(0,2\) of relation "t" is corrupted/,
+	'estimate() refuses a damaged line pointer as stats() does');
 
 is($node->safe_psql('postgres', 'SELECT 1'),
 	'1', 'the server is still up');
