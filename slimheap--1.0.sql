@@ -83,9 +83,13 @@ COMMENT ON ACCESS METHOD slimheap IS 'heap storage with truncated NULL bitmaps';
 --   estimate(regclass, int)     what it would save on a heap table (or any
 --                               table storing heap tuples), per mode
 --   page_items(regclass, int8)  the rows of one page of a slimheap table
--- Like pgstattuple's, these read every row: only superusers and members of
--- pg_stat_scan_tables may run them.  PARALLEL RESTRICTED: a parallel worker
--- cannot read the leader's temporary tables.
+-- stats() and estimate() show totals, like pgstattuple's functions: for
+-- superusers and members of pg_stat_scan_tables.  page_items() shows facts
+-- about single rows (their last set column, their length) whatever the
+-- table's privileges and row security policies allow, so, like
+-- pageinspect's functions, it is for superusers only (it checks that itself
+-- too).  PARALLEL RESTRICTED: a parallel worker cannot read the leader's
+-- temporary tables.
 -- ---------------------------------------------------------------------------
 CREATE FUNCTION @extschema@.stats(rel regclass,
 	OUT table_bytes bigint,
@@ -149,7 +153,6 @@ REVOKE ALL ON FUNCTION @extschema@.estimate(regclass, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.page_items(regclass, bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.stats(regclass) TO pg_stat_scan_tables;
 GRANT EXECUTE ON FUNCTION @extschema@.estimate(regclass, integer) TO pg_stat_scan_tables;
-GRANT EXECUTE ON FUNCTION @extschema@.page_items(regclass, bigint) TO pg_stat_scan_tables;
 
 -- options (src/slim_options_ddl.c): a session that loads the library only
 -- after a statement started cannot take that statement's slimheap.* options
@@ -168,9 +171,8 @@ CREATE EVENT TRIGGER slimheap_options_guard ON ddl_command_start
     EXECUTE FUNCTION @extschema@.slimheap_options_guard();
 
 -- reliability: slimheap.verify(), the integrity check of stored tuples
--- (src/slim_verify.c, docs/reliability.md).  Like amcheck's verify_heapam it
--- reads every page of the table, so it is for superusers and members of
--- pg_stat_scan_tables only.
+-- (src/slim_verify.c, docs/reliability.md).  Its reports describe single
+-- rows, so like page_items() it is for superusers only.
 CREATE FUNCTION @extschema@.verify(rel regclass,
 					   blkno OUT bigint, offnum OUT integer, msg OUT text)
 RETURNS SETOF record
@@ -179,4 +181,3 @@ LANGUAGE C STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.verify(regclass) IS
 	'check the stored form of every tuple of a slimheap or heap table; one row per problem';
 REVOKE ALL ON FUNCTION @extschema@.verify(regclass) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION @extschema@.verify(regclass) TO pg_stat_scan_tables;

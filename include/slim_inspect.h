@@ -56,6 +56,7 @@ typedef struct SlimInspectPage
 extern Relation slim_open_relation_oid(Oid relid, LOCKMODE lockmode);
 extern Relation slim_inspect_open(Oid relid, const char *funcname,
 								  SlimInspectTarget target);
+extern void slim_inspect_require_superuser(const char *funcname);
 extern void slim_inspect_check_recovery(Relation rel);
 extern void slim_inspect_read_page(Relation rel, BlockNumber blkno,
 								   BufferAccessStrategy strategy,

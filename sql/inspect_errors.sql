@@ -66,10 +66,17 @@ DROP FUNCTION ie_error_of(text);
 SELECT count(*) FROM ie_slim;
 SELECT live_rows, dead_rows FROM slimheap.stats('ie_slim');
 
--- Permissions: like pgstattuple's, for superusers and members of
--- pg_stat_scan_tables, whoever owns the table.
+-- Permissions.  stats() and estimate() show totals, like pgstattuple's
+-- functions: for superusers and members of pg_stat_scan_tables, whoever owns
+-- the table.  page_items() and verify() show facts about single rows (the
+-- last set column, the length), which table and column privileges and row
+-- security would hide: superusers only, as pageinspect's functions.
 CREATE ROLE regress_inspect_plain;
 CREATE ROLE regress_inspect_scanner IN ROLE pg_stat_scan_tables;
+-- pg_monitor includes pg_stat_scan_tables; this one may not read ie_slim
+CREATE ROLE regress_inspect_monitor IN ROLE pg_monitor;
+-- (privileges and row security do not hide totals, as with pgstattuple)
+ALTER TABLE ie_slim ENABLE ROW LEVEL SECURITY;
 
 -- Without membership the schema is closed, and opening it does not open
 -- the functions.
@@ -88,17 +95,40 @@ SET ROLE regress_inspect_scanner;
 SELECT live_rows FROM slimheap.stats('ie_slim');
 SELECT mode, total_rows FROM slimheap.estimate('ie_heap');
 SELECT count(*) FROM slimheap.page_items('ie_slim', 0);
+SELECT count(*) FROM slimheap.verify('ie_slim');
 RESET ROLE;
+
+-- A pg_monitor member without SELECT on ie_slim: totals, but no row.
+SET ROLE regress_inspect_monitor;
+SELECT count(*) FROM ie_slim;
+SELECT live_rows, live_bytes FROM slimheap.stats('ie_slim');
+SELECT count(*) FROM slimheap.page_items('ie_slim', 0);
+SELECT count(*) FROM slimheap.verify('ie_slim');
+RESET ROLE;
+-- EXECUTE granted (as a database installed before kept it): the functions
+-- check for a superuser themselves, before they look at the relation
+GRANT EXECUTE ON FUNCTION slimheap.page_items(regclass, bigint),
+	slimheap.verify(regclass) TO regress_inspect_monitor;
+SET ROLE regress_inspect_monitor;
+SELECT count(*) FROM slimheap.page_items('ie_slim', 0);
+SELECT count(*) FROM slimheap.verify('ie_slim');
+SELECT count(*) FROM slimheap.page_items(0, 0);
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION slimheap.page_items(regclass, bigint),
+	slimheap.verify(regclass) FROM regress_inspect_monitor;
+ALTER TABLE ie_slim DISABLE ROW LEVEL SECURITY;
 
 SELECT p.proname, r.rolname, has_function_privilege(r.oid, p.oid, 'EXECUTE')
   FROM pg_proc p, pg_roles r
  WHERE p.pronamespace = 'slimheap'::regnamespace
-   AND p.proname IN ('stats', 'estimate', 'page_items')
-   AND r.rolname IN ('regress_inspect_plain', 'regress_inspect_scanner')
+   AND p.proname IN ('stats', 'estimate', 'page_items', 'verify')
+   AND r.rolname IN ('regress_inspect_plain', 'regress_inspect_scanner',
+					 'regress_inspect_monitor')
  ORDER BY 1, 2;
 
 DROP ROLE regress_inspect_plain;
 DROP ROLE regress_inspect_scanner;
+DROP ROLE regress_inspect_monitor;
 DROP VIEW ie_view;
 DROP TABLE ie_slim, ie_heap, ie_parted;
 DROP SEQUENCE ie_seq;

@@ -6,8 +6,12 @@
  *	  does not exist, or no longer does), reading its pages, and the helpers
  *	  of their output.
  *
- * The functions are for superusers and members of pg_stat_scan_tables, as
- * pgstattuple's are: the SQL script revokes EXECUTE from PUBLIC.
+ * stats() and estimate() show totals only and are for superusers and
+ * members of pg_stat_scan_tables, as pgstattuple's functions are.
+ * page_items() and verify() show facts about single rows, whatever the
+ * table's privileges and row security policies allow, so they are for
+ * superusers, as pageinspect's functions are.  The SQL script revokes
+ * EXECUTE from PUBLIC.
  *
  * stats() and estimate() read shared buffers, and a page may be damaged: a
  * row is deformed only after verify()'s checks of its header and values,
@@ -104,6 +108,23 @@ slim_inspect_open(Oid relid, const char *funcname, SlimInspectTarget target)
 				 errdetail("slimheap.estimate() reads tables of the heap and slimheap access methods.")));
 
 	return rel;
+}
+
+/*
+ * The functions that show facts about single rows (page_items(), verify())
+ * follow pageinspect's rule: superusers only.  Checked before the relation
+ * is opened, so that others do not even learn whether it exists.
+ */
+void
+slim_inspect_require_superuser(const char *funcname)
+{
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be superuser to use slimheap.%s()", funcname),
+				 errdetail("slimheap.%s() shows facts about single rows, whatever the table's privileges and row security policies allow.",
+						   funcname),
+				 errhint("slimheap.stats() and slimheap.estimate() show totals to members of pg_stat_scan_tables.")));
 }
 
 /*

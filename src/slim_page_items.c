@@ -9,6 +9,9 @@
  * encoding), and reports what does not add up on a damaged page instead of
  * reading it.  docs/inspect.md describes the columns.
  *
+ * Each row's natts tells its last non-NULL column, whatever the caller may
+ * read of the table, so this is for superusers, like pageinspect.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -141,6 +144,9 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	OffsetNumber maxoff;
 	OffsetNumber off;
+
+	/* natts and lengths of single rows: pageinspect's rule */
+	slim_inspect_require_superuser("page_items");
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (rsinfo->setDesc->natts != SLIM_PAGE_ITEMS_COLUMNS)

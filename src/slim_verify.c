@@ -434,6 +434,9 @@ slimheap_verify(PG_FUNCTION_ARGS)
 	BufferAccessStrategy strategy;
 	BlockNumber nblocks;
 
+	/* its reports describe single rows: superusers only, as page_items() */
+	slim_inspect_require_superuser("verify");
+
 	InitMaterializedSRF(fcinfo, 0);
 
 	st = palloc0(sizeof(VerifyState));
