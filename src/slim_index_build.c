@@ -55,7 +55,18 @@
 static int	slim_ddl_depth = 0;
 static bool slim_ddl_concurrent = false;
 
-/* tables whose rows a plain build left to move (TopTransactionContext) */
+/*
+ * Tables whose rows a plain build left to move, with the depth of the
+ * utility statement that built (its end moves them) and the subtransaction
+ * (an abort takes the entry and the lock away); in TopTransactionContext.
+ */
+typedef struct SlimPendingMove
+{
+	Oid			relid;
+	int			depth;
+	SubTransactionId subid;
+} SlimPendingMove;
+
 static List *slim_pending_moves = NIL;
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
@@ -71,10 +82,13 @@ typedef struct SlimBuildState
 	Bitmapset  *attrs;			/* what the index reads, as pull_varattnos */
 	bool		whole_row;
 	int			last_attr;		/* the last attribute it reads */
-	ExprState  *predicate;		/* evaluated here on the real row, or NULL */
+	bool		hollow;			/* heap evaluates nothing: expressions, predicate */
+	ExprState  *predicate;		/* the predicate, evaluated here, or NULL */
 	EState	   *estate;
-	TupleTableSlot *row;		/* the row heap's scan is at, every column */
-	SlimMover  *mover;			/* concurrent builds: moves rows at once */
+	TupleTableSlot *row;		/* a row with a tail: every column, decoded */
+	TupleTableSlot *stored;		/* a standard row, as heap stores it */
+	bool		move_now;		/* a concurrent build of a DDL statement */
+	SlimMover  *mover;			/* made when the first row must move */
 } SlimBuildState;
 
 /* the attributes an index reads: keys, INCLUDE, expressions, predicate */
@@ -119,10 +133,36 @@ slim_lock_moves(Relation rel)
 		AcceptInvalidationMessages();	/* the indexes the last one built */
 }
 
+/* remember that rel's rows must move when this statement ends */
+static void
+slim_note_pending(Relation rel)
+{
+	ListCell   *lc;
+	SlimPendingMove *pm;
+	MemoryContext oldcxt;
+
+	foreach(lc, slim_pending_moves)
+	{
+		pm = (SlimPendingMove *) lfirst(lc);
+		if (pm->relid == RelationGetRelid(rel))
+		{
+			pm->depth = Min(pm->depth, slim_ddl_depth);
+			return;
+		}
+	}
+	oldcxt = MemoryContextSwitchTo(TopTransactionContext);
+	pm = palloc(sizeof(SlimPendingMove));
+	pm->relid = RelationGetRelid(rel);
+	pm->depth = slim_ddl_depth;
+	pm->subid = GetCurrentSubTransactionId();
+	slim_pending_moves = lappend(slim_pending_moves, pm);
+	MemoryContextSwitchTo(oldcxt);
+}
+
 /*
  * Stands between heap's build scan and the index: heap has read the row at
  * bs->hscan->rs_ctup (the live member of a HOT chain, indexed at its root,
- * tid) as a heap row.
+ * tid) as a heap row, and formed values from it unless bs->hollow.
  */
 static void
 slim_build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -132,16 +172,15 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 	HeapTuple	tuple = &bs->hscan->rs_ctup;
 	HeapTupleHeader td = tuple->t_data;
 	int			prefix_natts = HeapTupleHeaderGetNatts(td);
+	bool		tail = SlimHeaderHasTail(td);
 	bool		hidden = false;
 	Datum		real_values[INDEX_MAX_KEYS];
 	bool		real_isnull[INDEX_MAX_KEYS];
-	TupleTableSlot *row = bs->row;
+	TupleTableSlot *slot;
 	ExprContext *econtext;
-	int			stored_natts;
 
 	/* the common case: heap has read what the row holds */
-	if (bs->predicate == NULL &&
-		(!SlimHeaderHasTail(td) || prefix_natts >= bs->last_attr))
+	if (!bs->hollow && (!tail || prefix_natts >= bs->last_attr))
 	{
 		bs->callback(index, tid, values, isnull, tupleIsAlive,
 					 bs->callback_state);
@@ -150,26 +189,27 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	econtext = GetPerTupleExprContext(bs->estate);
 	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = row;
-	ExecClearTuple(row);
-	stored_natts = slim_read_row(tuple, row->tts_tupleDescriptor,
-								 row->tts_values, row->tts_isnull);
-	ExecStoreVirtualTuple(row);
-	ItemPointerCopy(tid, &row->tts_tid);
-	if (SlimHeaderHasTail(td))
-		hidden = slim_prefix_hides(bs->attrs, bs->whole_row, prefix_natts,
-								   stored_natts, row->tts_isnull);
-
-	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
-		return;
-	if (hidden)
+	if (tail && prefix_natts < bs->last_attr)
 	{
-		FormIndexDatum(bs->index_info, row, bs->estate, real_values,
-					   real_isnull);
-		values = real_values;
-		isnull = real_isnull;
-	}
+		int			stored_natts;
 
+		slot = bs->row;
+		ExecClearTuple(slot);
+		stored_natts = slim_read_row(tuple, slot->tts_tupleDescriptor,
+									 slot->tts_values, slot->tts_isnull);
+		ExecStoreVirtualTuple(slot);
+		hidden = slim_prefix_hides(bs->attrs, bs->whole_row, prefix_natts,
+								   stored_natts, slot->tts_isnull);
+	}
+	else
+	{
+		/* heap's own reading is right: deform as lazily as heap does */
+		slot = bs->stored;
+		ExecStoreBufferHeapTuple(tuple, slot, bs->hscan->rs_cbuf);
+	}
+	econtext->ecxt_scantuple = slot;
+
+	/* a live row that hides a value moves, whatever the predicate says */
 	if (hidden && tupleIsAlive)
 	{
 		if (IsInParallelMode())
@@ -181,26 +221,27 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 					 errdetail("Parallel workers cannot store those rows again with the columns in their prefix."),
 					 errhint("Rewrite the table first (VACUUM FULL %s), or build the index with max_parallel_maintenance_workers = 0.",
 							 RelationGetRelationName(bs->rel))));
-		if (bs->mover != NULL)
+		if (bs->move_now)
 		{
 			/* concurrent: validate_index() indexes what replaces the row */
-			slim_move_row(bs->mover, &tuple->t_self, row->tts_values,
-						  row->tts_isnull);
+			if (bs->mover == NULL)
+				bs->mover = slim_mover_begin(bs->rel);
+			slim_move_row(bs->mover, &tuple->t_self, slot->tts_values,
+						  slot->tts_isnull);
 			return;
 		}
-		if (slim_ddl_depth > 0 &&
-			!list_member_oid(slim_pending_moves, RelationGetRelid(bs->rel)))
-		{
-			MemoryContext oldcxt;
+		if (slim_ddl_depth > 0)
+			slim_note_pending(bs->rel);
+	}
 
-			/* compress tables took it before the scan */
-			slim_lock_moves(bs->rel);
-			oldcxt = MemoryContextSwitchTo(TopTransactionContext);
-
-			slim_pending_moves = lappend_oid(slim_pending_moves,
-											 RelationGetRelid(bs->rel));
-			MemoryContextSwitchTo(oldcxt);
-		}
+	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
+		return;
+	if (bs->hollow || hidden)
+	{
+		FormIndexDatum(bs->index_info, slot, bs->estate, real_values,
+					   real_isnull);
+		values = real_values;
+		isnull = real_isnull;
 	}
 	bs->callback(index, tid, values, isnull, tupleIsAlive, bs->callback_state);
 }
@@ -225,6 +266,8 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	double		ntuples;
 	int			x = -1;
 	const TableAmRoutine *own;
+	IndexInfo	heap_info;
+	List	   *expr_state;
 
 	memset(&bs, 0, sizeof(bs));
 	bs.rel = rel;
@@ -241,13 +284,39 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		bs.last_attr = RelationGetDescr(rel)->natts;
 	bs.estate = CreateExecutorState();
 	bs.row = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-	if (predicate != NIL)
-		bs.predicate = ExecPrepareQual(predicate, bs.estate);
-	if (index_info->ii_Concurrent && !IsInParallelMode())
-		bs.mover = slim_mover_begin(rel);
-	else if (!IsInParallelMode() && slim_ddl_depth > 0 &&
-			 slim_get_relinfo(rel)->options.null_bitmap ==
-			 SLIM_NULL_BITMAP_COMPRESS)
+	bs.stored = MakeSingleTupleTableSlot(RelationGetDescr(rel),
+										 &TTSOpsBufferHeapTuple);
+
+	/*
+	 * An index with expressions or a predicate is evaluated here only, on
+	 * the rows as they are: heap gets a copy of its IndexInfo that asks for
+	 * nothing (heap would evaluate them on every row's prefix, where a
+	 * predicate on a tail column could not protect an expression).
+	 */
+	bs.hollow = index_info->ii_Expressions != NIL || predicate != NIL;
+	expr_state = index_info->ii_ExpressionsState;
+	heap_info = *index_info;
+	if (bs.hollow)
+	{
+		if (predicate != NIL)
+			bs.predicate = ExecPrepareQual(predicate, bs.estate);
+		heap_info.ii_NumIndexAttrs = 0;
+		heap_info.ii_Expressions = NIL;
+		heap_info.ii_ExpressionsState = NIL;
+		heap_info.ii_Predicate = NIL;
+		heap_info.ii_PredicateState = NULL;
+	}
+
+	/*
+	 * Rows move during a CONCURRENTLY statement's scan, and at the end of
+	 * any other utility statement (never inside a check such as amcheck's,
+	 * which builds no index); a plain build that may move rows first waits
+	 * its turn (slim_lock_moves()).
+	 */
+	bs.move_now = index_info->ii_Concurrent && slim_ddl_concurrent &&
+		slim_ddl_depth > 0;
+	if (!index_info->ii_Concurrent && slim_ddl_depth > 0 &&
+		!IsInParallelMode())
 		slim_lock_moves(rel);
 
 	own = slim_borrow_heap_routine(rel);
@@ -270,9 +339,7 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		}
 		bs.hscan = (HeapScanDesc) scan;
 
-		/* the predicate is ours to evaluate on the row as it is */
-		index_info->ii_Predicate = NIL;
-		ntuples = heap_routine->index_build_range_scan(rel, index, index_info,
+		ntuples = heap_routine->index_build_range_scan(rel, index, &heap_info,
 													   true, anyvisible,
 													   progress, 0,
 													   InvalidBlockNumber,
@@ -281,33 +348,45 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	}
 	PG_FINALLY();
 	{
-		index_info->ii_Predicate = predicate;
 		slim_return_heap_routine(rel, own);
 	}
 	PG_END_TRY();
+	/* heap tells a broken HOT chain through the IndexInfo it was given */
+	index_info->ii_BrokenHotChain = heap_info.ii_BrokenHotChain;
+	/* what FormIndexDatum() prepared here dies with bs.estate */
+	index_info->ii_ExpressionsState = expr_state;
 
 	if (own_snapshot)
 		UnregisterSnapshot(snapshot);
 	if (bs.mover != NULL)
 		slim_mover_end(bs.mover);
 	ExecDropSingleTupleTableSlot(bs.row);
+	ExecDropSingleTupleTableSlot(bs.stored);
 	FreeExecutorState(bs.estate);
 	bms_free(bs.attrs);
 	return ntuples;
 }
 
-/* the moves the plain builds of this transaction left */
+/*
+ * The moves the plain builds of this transaction left, of statements at
+ * depth min_depth or deeper (0: all).
+ */
 static void
-slim_run_pending_moves(void)
+slim_run_pending_moves(int min_depth)
 {
-	while (slim_pending_moves != NIL)
+	ListCell   *lc;
+
+	foreach(lc, slim_pending_moves)
 	{
-		Oid			relid = linitial_oid(slim_pending_moves);
+		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
 		Relation	rel;
 
-		slim_pending_moves = list_delete_first(slim_pending_moves);
+		if (pm->depth < min_depth)
+			continue;
+		slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
 		/* the build's lock is still held; the table may be gone since */
-		rel = try_table_open(relid, NoLock);
+		rel = try_table_open(pm->relid, NoLock);
+		pfree(pm);
 		if (rel == NULL)
 			continue;
 		if (slim_is_slimheap_relation(rel))
@@ -363,9 +442,9 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_END_TRY();
 
-	if (slim_ddl_depth == 0 && slim_pending_moves != NIL &&
-		IsTransactionState())
-		slim_run_pending_moves();
+	/* before the next statement (of a DO block, say) can update them */
+	if (slim_pending_moves != NIL && IsTransactionState())
+		slim_run_pending_moves(slim_ddl_depth + 1);
 }
 
 /*
@@ -387,9 +466,8 @@ slim_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
 		Relation	table = table_open(relid, NoLock);
 
 		if (slim_is_slimheap_relation(table) &&
-			(slim_ddl_concurrent ||
-			 slim_get_relinfo(table)->options.null_bitmap ==
-			 SLIM_NULL_BITMAP_COMPRESS))
+			slim_get_relinfo(table)->options.null_bitmap ==
+			SLIM_NULL_BITMAP_COMPRESS)
 			rel->rel_parallel_workers = 0;
 		table_close(table, NoLock);
 	}
@@ -404,7 +482,7 @@ slim_index_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
 			if (slim_pending_moves != NIL)
-				slim_run_pending_moves();
+				slim_run_pending_moves(0);
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
@@ -418,6 +496,29 @@ slim_index_xact_callback(XactEvent event, void *arg)
 	}
 }
 
+/* an aborted subtransaction's builds are gone, and so is its lock */
+static void
+slim_index_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	foreach(lc, slim_pending_moves)
+	{
+		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
+
+		if (pm->subid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+		{
+			slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
+			pfree(pm);
+		}
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+			pm->subid = parentSubid;
+	}
+}
+
 void
 slim_index_build_init(void)
 {
@@ -426,4 +527,5 @@ slim_index_build_init(void)
 	prev_relation_info_hook = get_relation_info_hook;
 	get_relation_info_hook = slim_relation_info;
 	RegisterXactCallback(slim_index_xact_callback, NULL);
+	RegisterSubXactCallback(slim_index_subxact_callback, NULL);
 }

@@ -22,6 +22,7 @@
 #include "access/xact.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "utils/guc.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -150,8 +151,10 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 			ResetPerTupleExprContext(mv->estate);
 			return;
 		}
-		if (result != TM_Updated || ItemPointerEquals(&tmfd.ctid, &otid))
-			return;				/* deleted, or ours already */
+		/* deleted, ours already, or moved to another partition */
+		if (result != TM_Updated || ItemPointerEquals(&tmfd.ctid, &otid) ||
+			ItemPointerIndicatesMovedPartitions(&tmfd.ctid))
+			return;
 
 		/* the version that replaced it: does it hide a value too? */
 		otid = tmfd.ctid;
@@ -195,10 +198,23 @@ slim_move_hidden_rows(Relation rel)
 	TupleTableSlot *slot;
 	Datum	   *values = palloc(desc->natts * sizeof(Datum));
 	bool	   *isnull = palloc(desc->natts * sizeof(bool));
-	SlimMover  *mover = slim_mover_begin(rel);
+	SlimMover  *mover;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			save_nestlevel;
+
+	/* the owner's code, sandboxed, as index_build() runs it */
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(rel->rd_rel->relowner,
+						   save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	save_nestlevel = NewGUCNestLevel();
+#if PG_VERSION_NUM >= 170000
+	RestrictSearchPath();
+#endif
 
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	PushActiveSnapshot(snapshot);
+	mover = slim_mover_begin(rel);
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
 	/* from block 0: builds moving rows of one table meet in one order */
 	scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
@@ -223,6 +239,8 @@ slim_move_hidden_rows(Relation rel)
 	slim_mover_end(mover);
 	pfree(values);
 	pfree(isnull);
+	AtEOXact_GUC(false, save_nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
 	CommandCounterIncrement();
 }
 
