@@ -18,8 +18,8 @@
  * - A concurrent build leaves such rows out of its snapshot's index and
  *   moves them at once: the validation pass then finds the new versions,
  *   or whatever a concurrent update made of them.
- * - Builds that may meet such rows run without parallel workers, which
- *   cannot write: compress tables, and every CONCURRENTLY build.
+ * - Builds on compress tables run without parallel workers, which cannot
+ *   write; plain builds on one table take turns (slim_lock_moves()).
  *
  *-------------------------------------------------------------------------
  */
