@@ -232,6 +232,15 @@ val() {
 q() { val "$1" >/dev/null; }					# run a statement
 checkpoint() { q "CHECKPOINT"; }
 ms() { val "SELECT bench_ms(\$q\$$1\$q\$)"; }	# time a statement
+# time a statement that cannot run in a function (VACUUM) by the server's
+# clock around it: two extra round trips, well below what it measures
+outer_ms() {
+	local t0 t1
+	t0=$(val "SELECT extract(epoch FROM clock_timestamp())")
+	q "$1"
+	t1=$(val "SELECT extract(epoch FROM clock_timestamp())")
+	echo "$t0 $t1" | awk '{printf "%.3f", ($2 - $1) * 1000}'
+}
 sqlms() { val "SELECT bench_ms($1)"; }			# time a generated statement
 log "variants: heap slimheap${COMPRESS:+ $COMPRESS (W4, W5)}"
 
@@ -316,6 +325,9 @@ w1_round() {
 		scan W1 "" $v "sum(c50)" "SELECT sum(c50) FROM $t"
 		scan W1 "" $v "count(*)" "SELECT count(*) FROM $t"
 		sizes W1 "" $t $v $W1_ROWS
+		checkpoint
+		record W1 "" "index build" ms $v "$(ms "CREATE INDEX ${t}_c25 ON $t (c25)")"
+		q "DROP INDEX ${t}_c25"
 
 		# W8: 10% of the rows get column 688 set, so their NULLs stop
 		# being trailing
@@ -387,7 +399,51 @@ mixed_round() {
 			lookups "$w" "" "$v" "$t" "$(n $rows)"
 		fi
 		sizes "$w" "" "$t" "$v" "$rows"
+		if [ "$w" = W4 ]; then
+			index_round "$w" "$src" "$rows" "$v" "$t"
+			rewrite_round "$w" "$src" "$rows" "$v" "$t"
+		fi
 	done
+}
+
+# index_round WORKLOAD SOURCE ROWS VARIANT TABLE: index builds (issue 20):
+# a second index on the key of the loaded table (no row keeps it in a
+# tail), and the primary key of a copy loaded without it (compress rows
+# keep id in their tails: the build moves them)
+index_round() {
+	local w=$1 src=$2 rows=$3 v=$4 t=$5
+	checkpoint
+	record "$w" "" "index build (key loaded first)" ms "$v" "$(ms "CREATE UNIQUE INDEX ${t}_id2 ON $t (id)")"
+	q "DROP INDEX ${t}_id2"
+	q "SELECT bench_create('${t}_ix', '$v', bench_coldefs_of('$src'))"
+	q "INSERT INTO ${t}_ix SELECT * FROM $src$([ $REP = 0 ] && echo " LIMIT $(n $rows)")"
+	q "VACUUM ${t}_ix"
+	checkpoint
+	record "$w" "" "index build (after load)" ms "$v" "$(ms "ALTER TABLE ${t}_ix ADD PRIMARY KEY (id)")"
+	q "DROP TABLE ${t}_ix"
+}
+
+# rewrite_round WORKLOAD SOURCE ROWS VARIANT TABLE: a table rewrite of the
+# same rows, with its primary key: heap's VACUUM FULL of its table, and for
+# the slimheap variants SET ACCESS METHOD slimheap of a heap copy into
+# their mode (rows formed once, issue 21)
+rewrite_round() {
+	local w=$1 src=$2 rows=$3 v=$4 t=$5 mode=truncate
+	if [ "$v" = heap ]; then
+		checkpoint
+		record "$w" "" "rewrite" ms heap "$(outer_ms "VACUUM FULL $t")"
+		return
+	fi
+	if [ "$v" = compress ]; then
+		mode=compress
+	fi
+	q "SELECT bench_create('${t}_rw', 'heap', bench_coldefs_of('$src'))"
+	q "ALTER TABLE ${t}_rw ADD PRIMARY KEY (id)"
+	q "INSERT INTO ${t}_rw SELECT * FROM $src$([ $REP = 0 ] && echo " LIMIT $(n $rows)")"
+	q "VACUUM ${t}_rw"
+	checkpoint
+	record "$w" "" "rewrite" ms "$v" "$(ms "ALTER TABLE ${t}_rw SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = $mode)")"
+	q "DROP TABLE ${t}_rw"
 }
 w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS; }
 w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS; }
