@@ -125,3 +125,17 @@ fuzz: setup
 	$(PG_CONFIG_SH) $(MAKE) install PG_CONFIG=$$PG_CONFIG && \
 		bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
 endif
+
+# instruction counts of slimheap against heap (callgrind, single-user
+# backends; bench/instructions.sh, docs/bench.md): writes
+# bench/results/instructions.md and .csv
+#   make bench-instructions                 the working tree as it is
+#   BENCH_REV=HEAD make bench-instructions  a commit
+.PHONY: bench-instructions
+ifdef SLIM_IN_ROOT
+bench-instructions:
+	$(SLIM_ROOT_RUN) bash bench/instructions.sh
+else
+bench-instructions: setup
+	$(PG_CONFIG_SH) bash bench/instructions.sh
+endif

@@ -1,0 +1,434 @@
+#!/bin/bash
+# bench/instructions.sh: instruction counts of slimheap against heap, the
+# figures that this machine's clocks cannot resolve (`make
+# bench-instructions`; docs/bench.md, "Instruction counts").
+#
+# Wall-clock ratios on a shared 2-core VM move by 10% between runs; the
+# number of instructions a backend executes for the same statements on the
+# same pages does not (callgrind counts them: the same binary given the
+# same input executes the same instructions, whatever else runs).  So each
+# figure here is
+#
+#   (instructions of a single-user backend that runs SETUP + STATEMENTS)
+#     - (instructions of an identical backend that runs SETUP only)
+#
+# on a heap table and on a slimheap table, and the ratio of the two.  The
+# setup-only twin takes away start-up, shutdown, catalog loading and
+# whatever warm-up the setup does (creating the target table, a first scan).
+#
+# How, every time the same way:
+#   1. build the extension from this checkout in a private copy of it
+#      (BENCH_REV=<commit>: that commit instead of the working tree), so
+#      neither a concurrent build in the tree nor another developer's
+#      install changes what is counted;
+#   2. make a fresh template cluster: a server that preloads a private copy
+#      of that slimheap.so (the access method's handler names the copy, as
+#      bench/run.sh does) loads two databases, "heap" and "slim", with the
+#      same tables under the same names (bench/bench.sql, then
+#      bench/instructions.sql): heap tables in one, slimheap tables in the
+#      other ("truncate" for W1 and TPC-B, "compress" for W4 and W5);
+#   3. run each backend, `postgres --single` under
+#      `valgrind --tool=callgrind`, on its own copy of that cluster (so all
+#      start from the same bytes), with the statements on standard input,
+#      BENCH_JOBS at a time (default: the number of CPUs; counts do not
+#      depend on it);
+#   4. write bench/results/instructions.md (also printed) and
+#      instructions.csv (bench/instructions-report.pl): one line per
+#      figure, and every backend's count.
+#
+# Installs valgrind when it is missing (as root).  Nothing here is a test:
+# no figure fails the run.
+#
+# Also read from the environment: BENCH_REV (build that commit, e.g.
+# HEAD, instead of the working tree as it is), BENCH_LIB (count that
+# build of slimheap.so, no build), BENCH_JOBS, BENCH_PORT (the template
+# server's port, unix socket only, default 5531), PG_CONFIG (the server,
+# default PostgreSQL 15's).
+set -euo pipefail
+
+if [ $# != 0 ]; then
+	echo "usage: $0 (settings are read from the environment)" >&2
+	exit 2
+fi
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BENCH=$ROOT/bench
+RESULTS=$BENCH/results
+export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
+PGBIN=$("$PG_CONFIG" --bindir)
+PORT=${BENCH_PORT:-5531}
+JOBS=${BENCH_JOBS:-$(nproc 2>/dev/null || echo 1)}
+if ! [[ $JOBS =~ ^[1-9][0-9]*$ ]]; then
+	echo "BENCH_JOBS must be a positive integer, not '$JOBS'" >&2
+	exit 2
+fi
+
+# Sizes: large enough that per-row and per-transaction costs dominate what
+# the setup-only twin does not take away (plans, first reads of the new
+# table), small enough that the whole run takes minutes under callgrind
+# (about 50 times slower than native).
+TPCB_SCALE=1 TPCB_WARMUP=10 TPCB_TX=3000
+W1_ROWS=50000			# the table the scans read
+W1_INSERT_ROWS=10000	# heap forms 800 attributes a row: 75k instructions
+W2_ROWS=100000
+W4_ROWS=5000
+LOOKUPS=2000 LOOKUP_WARMUP=6	# > 5: the warm-up ends on the generic plan
+SCANS=3
+W2_CASES="all first notnull"
+
+log() { printf '[instructions %s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
+
+as_postgres() {
+	if [ "$(id -u)" = 0 ]; then
+		runuser -u postgres -- "$@"
+	else
+		"$@"
+	fi
+}
+
+# --- valgrind ----------------------------------------------------------------
+if ! command -v valgrind >/dev/null 2>&1; then
+	if [ "$(id -u)" != 0 ]; then
+		log "valgrind is not installed, and only root can install it (apt-get install valgrind)"
+		exit 1
+	fi
+	log "installing valgrind"
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y valgrind </dev/null >&2
+fi
+VALGRIND_VERSION=$(valgrind --version)
+
+START=$(date +%s)
+WORK=$(mktemp -d /tmp/instructions-XXXXXX)
+[ "$(id -u)" = 0 ] && chown postgres: "$WORK"
+TEMPLATE=$WORK/template
+SERVER_STARTED=0
+JOB_PIDS=()
+
+cleanup() {
+	local rc=$? pid
+	for pid in "${JOB_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	if [ $SERVER_STARTED = 1 ]; then
+		as_postgres "$PGBIN/pg_ctl" -D "$TEMPLATE" -m immediate -w stop >/dev/null 2>&1 || true
+	fi
+	rm -rf "$WORK"
+	exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# --- 1. the build ------------------------------------------------------------
+# revision [REV]: what git says the checkout (or REV) is; never fails
+revision() {
+	local rev dirty
+	if ! command -v git >/dev/null 2>&1; then
+		echo "revision unknown: git is not installed"
+	elif [ -n "${1:-}" ]; then
+		git -C "$ROOT" describe --always "$1" 2>/dev/null || echo "revision unknown: $1"
+	elif rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null) && [ -n "$rev" ]; then
+		dirty=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -) || dirty=""
+		echo "$rev${dirty:+ (uncommitted changes in $dirty)}"
+	else
+		echo "revision unknown: git cannot read $ROOT"
+	fi
+}
+
+LIB=$WORK/lib/slimheap.so
+mkdir -p "$WORK/lib" "$WORK/build"
+if [ -n "${BENCH_LIB:-}" ]; then
+	cp "$BENCH_LIB" "$LIB"
+	BUILD="$(realpath "$BENCH_LIB") (BENCH_LIB)"
+else
+	if [ -n "${BENCH_REV:-}" ]; then
+		BUILD=$(revision "$BENCH_REV")
+		log "building the extension at $BENCH_REV ($BUILD) in $WORK/build"
+		git -C "$ROOT" archive --format=tar "$BENCH_REV" | tar -x -C "$WORK/build"
+	else
+		BUILD=$(revision)
+		log "building the extension from the working tree ($BUILD) in $WORK/build"
+		if git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1; then
+			# the tracked and the untracked, not ignored, files as they
+			# are now (tracked files deleted in the tree stay out)
+			git -C "$ROOT" ls-files -z --cached --others --exclude-standard |
+				tar -C "$ROOT" --null -T - --ignore-failed-read -cf - 2>/dev/null |
+				tar -x -C "$WORK/build"
+		else
+			tar -C "$ROOT" --exclude=.git --exclude='*.o' --exclude='*.so' \
+				--exclude='*.bc' -cf - . | tar -x -C "$WORK/build"
+		fi
+	fi
+	make -C "$WORK/build" -s -j"$JOBS" PG_CONFIG="$PG_CONFIG" >"$WORK/build.log" 2>&1 ||
+		{ tail -n 30 "$WORK/build.log" >&2; log "the build failed"; exit 1; }
+	cp "$WORK/build/slimheap.so" "$LIB"
+fi
+chmod 755 "$LIB"
+[ "$(id -u)" = 0 ] && chown -R postgres: "$WORK"
+
+# --- 2. the template cluster -------------------------------------------------
+log "initdb in $TEMPLATE"
+as_postgres "$PGBIN/initdb" -D "$TEMPLATE" -U postgres -A trust -E UTF8 \
+	--locale=C --no-sync >"$WORK/initdb.log"
+
+# The server that loads the template and every counted backend read these.
+# Every table of a backend fits in shared_buffers; no checkpoint but the
+# shutdown's (a standalone backend runs a requested one itself); fsync off,
+# which changes no instruction count of what is compared, only the wait.
+cat >>"$TEMPLATE/postgresql.conf" <<EOF
+
+# slimheap instruction counts (bench/instructions.sh)
+port = $PORT
+listen_addresses = ''
+unix_socket_directories = '$WORK'
+shared_preload_libraries = '$LIB'
+shared_buffers = 256MB
+huge_pages = off
+work_mem = 64MB
+maintenance_work_mem = 256MB
+autovacuum = off
+fsync = off
+checkpoint_timeout = 1h
+max_wal_size = 4GB
+min_wal_size = 32MB
+jit = off
+max_parallel_workers_per_gather = 0
+max_parallel_maintenance_workers = 0
+EOF
+
+SERVER_STARTED=1
+log "loading the template (W1 $W1_ROWS rows, W4/W5 $W4_ROWS, TPC-B scale $TPCB_SCALE) with a copy of $BUILD"
+as_postgres "$PGBIN/pg_ctl" -D "$TEMPLATE" -l "$WORK/server.log" -w start >/dev/null
+export PGHOST=$WORK PGPORT=$PORT PGUSER=postgres
+psql_db() {
+	PGOPTIONS="-c client_min_messages=warning" \
+		"$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
+}
+PGVERSION=$(psql_db -d postgres -c "SELECT version()")
+for db in heap slim; do
+	if [ $db = heap ]; then vt=heap vc=heap; else vt=slimheap vc=compress; fi
+	psql_db -d postgres -c "CREATE DATABASE $db"
+	psql_db -d $db -c "CREATE FUNCTION slimheap_tableam_handler(internal)
+			RETURNS table_am_handler AS '$LIB' LANGUAGE C STRICT" \
+		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler" \
+		-c "CREATE EXTENSION pageinspect"
+	psql_db -d $db -f "$BENCH/bench.sql" >/dev/null
+	psql_db -d $db -v vt=$vt -v vc=$vc -v w1_rows=$W1_ROWS -v w4_rows=$W4_ROWS \
+		-v copy_dir="$WORK" -v tpcb_scale=$TPCB_SCALE \
+		-f "$BENCH/instructions.sql" >/dev/null
+done
+
+# --- the statements ----------------------------------------------------------
+# A standalone backend reads one statement a line.  SQL/<group>.<db>.setup
+# is what both backends of a group run first; SQL/<group>.<part> what the
+# counted one runs after it (the same text for heap and slimheap).
+SQL=$WORK/sql
+mkdir -p "$SQL"
+
+# keys N MAX SEED: N pseudo-random integers in 1..MAX, one a line: the
+# minimal standard generator (Park and Miller), the same on every machine
+keys() {
+	perl -e 'my ($n, $max, $x) = @ARGV;
+		for (1 .. $n) { $x = ($x * 48271) % 2147483647; print 1 + $x % $max, "\n" }' "$@"
+}
+
+# TPC-B: pgbench's built-in transaction, prepared (as -M prepared, which
+# bench/run.sh's W6 uses), with fixed pseudo-random accounts, tellers,
+# branches and deltas, drawn from pgbench's ranges
+# tpcb_tx COUNT SEED
+tpcb_tx() {
+	paste -d' ' <(keys "$1" $((100000 * TPCB_SCALE)) "$2") \
+		<(keys "$1" $((10 * TPCB_SCALE)) $(($2 + 1))) \
+		<(keys "$1" "$TPCB_SCALE" $(($2 + 2))) \
+		<(keys "$1" 10001 $(($2 + 3))) |
+	while read -r aid tid bid d; do
+		delta=$((d - 5001))
+		printf 'BEGIN;\nEXECUTE tpcb_ua(%d, %d);\nEXECUTE tpcb_sa(%d);\nEXECUTE tpcb_ut(%d, %d);\nEXECUTE tpcb_ub(%d, %d);\nEXECUTE tpcb_ih(%d, %d, %d, %d);\nEND;\n' \
+			"$aid" "$delta" "$aid" "$tid" "$delta" "$bid" "$delta" "$tid" "$bid" "$aid" "$delta"
+	done
+}
+for db in heap slim; do
+	{
+		echo 'PREPARE tpcb_ua(int, int) AS UPDATE pgbench_accounts SET abalance = abalance + $2 WHERE aid = $1;'
+		echo 'PREPARE tpcb_sa(int) AS SELECT abalance FROM pgbench_accounts WHERE aid = $1;'
+		echo 'PREPARE tpcb_ut(int, int) AS UPDATE pgbench_tellers SET tbalance = tbalance + $2 WHERE tid = $1;'
+		echo 'PREPARE tpcb_ub(int, int) AS UPDATE pgbench_branches SET bbalance = bbalance + $2 WHERE bid = $1;'
+		echo 'PREPARE tpcb_ih(int, int, int, int) AS INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP);'
+		tpcb_tx $TPCB_WARMUP 17
+	} >"$SQL/tpcb.$db.setup"
+done
+tpcb_tx $TPCB_TX 101 >"$SQL/tpcb.tx"
+
+# W2: INSERT ... SELECT of 5 int4 columns into a fresh table (bench.sql)
+for c in $W2_CASES; do
+	for db in heap slim; do
+		v=$([ $db = heap ] && echo heap || echo slimheap)
+		echo "SELECT bench_create('w2_new', '$v', w2_coldefs('$c'));" >"$SQL/w2_$c.$db.setup"
+	done
+	echo "$(psql_db -d heap -c "SELECT w2_insert('w2_new', '$c', $W2_ROWS)");" >"$SQL/w2_$c.insert"
+done
+
+# W1: INSERT ... SELECT of 800 int4 columns, c1..c50 set; scans of the
+# template's table, after one of each in the setup
+for db in heap slim; do
+	v=$([ $db = heap ] && echo heap || echo slimheap)
+	echo "SELECT bench_create('w1_new', '$v', w1_coldefs());" >"$SQL/w1_write.$db.setup"
+	printf 'SELECT sum(c50) FROM w1;\nSELECT count(*) FROM w1;\n' >"$SQL/w1_read.$db.setup"
+done
+echo "$(psql_db -d heap -c "SELECT w1_insert('w1_new', $W1_INSERT_ROWS)");" >"$SQL/w1_write.insert"
+for i in $(seq $SCANS); do echo 'SELECT sum(c50) FROM w1;'; done >"$SQL/w1_read.sum"
+for i in $(seq $SCANS); do echo 'SELECT count(*) FROM w1;'; done >"$SQL/w1_read.count"
+
+# W4, W5: into a fresh table with its primary key (as bench/run.sh loads
+# them), from the heap source or from the COPY file of the same rows; and
+# on the template's tables, lookups by key (prepared; the row turned into
+# text, which reads every attribute) and count(c800)
+for w in w4 w5; do
+	for db in heap slim; do
+		v=$([ $db = heap ] && echo heap || echo compress)
+		{
+			echo "SELECT bench_create('${w}_new', '$v', bench_coldefs_of('${w}_src'));"
+			echo "ALTER TABLE ${w}_new ADD PRIMARY KEY (id);"
+			echo "SELECT count(*) FROM ${w}_src;"
+		} >"$SQL/${w}_write.$db.setup"
+		{
+			echo "PREPARE lookup(int) AS SELECT length(t::text) FROM $w t WHERE id = \$1;"
+			keys $LOOKUP_WARMUP $W4_ROWS 23 | sed 's/.*/EXECUTE lookup(&);/'
+			echo "SELECT count(c800) FROM $w;"
+		} >"$SQL/${w}_read.$db.setup"
+	done
+	echo "INSERT INTO ${w}_new SELECT * FROM ${w}_src;" >"$SQL/${w}_write.insert"
+	echo "COPY ${w}_new FROM '$WORK/$w.copy';" >"$SQL/${w}_write.copy"
+	keys $LOOKUPS $W4_ROWS 29 | sed 's/.*/EXECUTE lookup(&);/' >"$SQL/${w}_read.lookups"
+	for i in $(seq $SCANS); do echo "SELECT count(c800) FROM $w;"; done >"$SQL/${w}_read.scan"
+done
+
+as_postgres "$PGBIN/pg_ctl" -D "$TEMPLATE" -m fast -w stop >/dev/null
+SERVER_STARTED=0
+rm -f "$TEMPLATE/postmaster.opts"
+[ "$(id -u)" = 0 ] && chown -R postgres: "$WORK"
+
+# th N: N with thousands separators (10000 -> 10,000), for the labels
+th() { perl -e 'my $n = shift; 1 while $n =~ s/^(\d+)(\d{3})/$1,$2/; print $n' "$1"; }
+
+# The figures: key|label|group|part|units|unit|slimheap variant.  Each
+# needs the backends <group>.<db>.<part> and <group>.<db>.setup of both
+# databases.
+FIGURES=$WORK/figures.txt
+{
+	echo "tpcb|TPC-B: $(th $TPCB_TX) transactions (pgbench's, prepared; scale $TPCB_SCALE)|tpcb|tx|$TPCB_TX|transaction|truncate"
+	for c in $W2_CASES; do
+		echo "w2_$c|W2 INSERT ... SELECT, $c: $(th $W2_ROWS) rows of 5 int4|w2_$c|insert|$W2_ROWS|row|truncate"
+	done
+	echo "w1_insert|W1 INSERT ... SELECT: $(th $W1_INSERT_ROWS) rows of 800 int4, 50 set|w1_write|insert|$W1_INSERT_ROWS|row|truncate"
+	echo "w1_sum|W1 scan sum(c50): $SCANS x $(th $W1_ROWS) rows|w1_read|sum|$((SCANS * W1_ROWS))|row|truncate"
+	echo "w1_count|W1 scan count(*): $SCANS x $(th $W1_ROWS) rows|w1_read|count|$((SCANS * W1_ROWS))|row|truncate"
+	for w in w4 w5; do
+		W=${w^^}
+		echo "${w}_insert|$W INSERT ... SELECT * from a heap table: $(th $W4_ROWS) rows|${w}_write|insert|$W4_ROWS|row|compress"
+		echo "${w}_copy|$W COPY FROM a file: $(th $W4_ROWS) rows|${w}_write|copy|$W4_ROWS|row|compress"
+		echo "${w}_lookup|$W lookups by key (prepared, row to text): $(th $LOOKUPS)|${w}_read|lookups|$LOOKUPS|lookup|compress"
+		echo "${w}_scan|$W scan count(c800): $SCANS x $(th $W4_ROWS) rows|${w}_read|scan|$((SCANS * W4_ROWS))|row|compress"
+	done
+} >"$FIGURES"
+
+# --- 3. the counted backends -------------------------------------------------
+# run_backend NAME DB FILE...: a copy of the template, a standalone backend
+# under callgrind on database DB reading FILE..., its count into
+# $WORK/counts/NAME (the output stays in $WORK/runs/NAME on failure)
+mkdir -p "$WORK/counts" "$WORK/runs"
+[ "$(id -u)" = 0 ] && chown postgres: "$WORK/counts" "$WORK/runs"
+run_backend() {
+	local name=$1 db=$2 dir=$WORK/runs/$1 n
+	shift 2
+	mkdir "$dir"
+	cp -a "$TEMPLATE" "$dir/data"
+	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
+	local rc=0
+	cat "$@" | as_postgres valgrind --tool=callgrind --trace-children=no \
+		--collect-atstart=yes --log-file="$dir/valgrind.log" \
+		--callgrind-out-file="$dir/callgrind.out" \
+		"$PGBIN/postgres" --single -D "$dir/data" "$db" \
+		>"$dir/stdout" 2>"$dir/stderr" || rc=$?
+	if [ $rc != 0 ]; then
+		log "$name: the backend failed (exit status $rc)"
+		tail -n 5 "$dir/stderr" "$dir/valgrind.log" >&2
+		return 1
+	fi
+	if grep -Eq '(ERROR|FATAL|PANIC):' "$dir/stderr"; then
+		log "$name: the statements failed"
+		grep -E -m 5 '(ERROR|FATAL|PANIC):' "$dir/stderr" >&2
+		return 1
+	fi
+	n=$(awk '$1 == "summary:" { print $2 }' "$dir/callgrind.out")
+	if ! [[ $n =~ ^[0-9]+$ ]]; then
+		log "$name: no instruction count in $dir/callgrind.out"
+		return 1
+	fi
+	echo "$n" >"$WORK/counts/$name"
+	rm -rf "$dir"
+}
+
+# every backend the figures need, the longest first (TPC-B, COPY, W2) so
+# that the last to finish are short ones
+BACKENDS=()
+while IFS='|' read -r key label group part units unit variant; do
+	for db in heap slim; do
+		BACKENDS+=("$group.$db.$part")
+	done
+done <"$FIGURES"
+for b in "${BACKENDS[@]}"; do
+	BACKENDS+=("${b%.*}.setup")
+done
+mapfile -t BACKENDS < <(printf '%s\n' "${BACKENDS[@]}" | awk '!seen[$0]++' |
+	awk -F. '{ o = 5 } $3 == "tx" { o = 0 } $3 == "copy" { o = 1 } $1 ~ /^w2_/ && $3 != "setup" { o = 2 }
+		$3 == "lookups" { o = 3 } $3 == "setup" { o = 6 } { print o, NR, $0 }' |
+	sort -n -k1,1 -k2,2 | cut -d' ' -f3)
+
+log "${#BACKENDS[@]} backends under callgrind, $JOBS at a time"
+FAILED=0
+running=0
+done_count=0
+finish_one() {
+	if ! wait -n; then
+		FAILED=1
+	fi
+	running=$((running - 1))
+	done_count=$((done_count + 1))
+	log "$done_count of ${#BACKENDS[@]} backends done"
+}
+for b in "${BACKENDS[@]}"; do
+	IFS=. read -r group db part <<<"$b"
+	files=("$SQL/$group.$db.setup")
+	[ "$part" = setup ] || files+=("$SQL/$group.$part")
+	[ $running -lt "$JOBS" ] || finish_one
+	run_backend "$b" "$db" "${files[@]}" &
+	JOB_PIDS+=($!)
+	running=$((running + 1))
+done
+while [ $running -gt 0 ]; do
+	finish_one
+done
+JOB_PIDS=()
+if [ $FAILED = 1 ]; then
+	log "a backend failed (above): no report"
+	exit 1
+fi
+
+# --- 4. the report -----------------------------------------------------------
+RAW=$WORK/counts.csv
+echo "backend,instructions" >"$RAW"
+for b in "${BACKENDS[@]}"; do
+	echo "$b,$(cat "$WORK/counts/$b")" >>"$RAW"
+done
+mkdir -p "$RESULTS"
+BENCH_DATE=$(date -u '+%Y-%m-%d %H:%M UTC') \
+BENCH_BUILD=$BUILD \
+BENCH_PGVERSION=$PGVERSION \
+BENCH_VALGRIND=$VALGRIND_VERSION \
+BENCH_ELAPSED=$(($(date +%s) - START)) \
+BENCH_JOBS=$JOBS \
+	perl "$BENCH/instructions-report.pl" "$RAW" "$FIGURES" "$RESULTS"
+cat "$RESULTS/instructions.md"
+log "done in $(($(date +%s) - START)) s: $RESULTS/instructions.md, instructions.csv"
