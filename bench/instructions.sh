@@ -233,32 +233,50 @@ keys() {
 		for (1 .. $n) { $x = ($x * 48271) % 2147483647; print 1 + $x % $max, "\n" }' "$@"
 }
 
-# TPC-B: pgbench's built-in transaction, prepared (as -M prepared, which
-# bench/run.sh's W6 uses), with fixed pseudo-random accounts, tellers,
-# branches and deltas, drawn from pgbench's ranges
-# tpcb_tx COUNT SEED
+# TPC-B: pgbench's built-in transaction with fixed pseudo-random accounts,
+# tellers, branches and deltas, drawn from pgbench's ranges; as plain
+# statements (pgbench's default, -M simple: each one parsed and planned)
+# and prepared (-M prepared, which bench/run.sh's W6 uses)
+# tpcb_tx simple|prepared COUNT SEED
 tpcb_tx() {
-	paste -d' ' <(keys "$1" $((100000 * TPCB_SCALE)) "$2") \
-		<(keys "$1" $((10 * TPCB_SCALE)) $(($2 + 1))) \
-		<(keys "$1" "$TPCB_SCALE" $(($2 + 2))) \
-		<(keys "$1" 10001 $(($2 + 3))) |
-	while read -r aid tid bid d; do
-		delta=$((d - 5001))
-		printf 'BEGIN;\nEXECUTE tpcb_ua(%d, %d);\nEXECUTE tpcb_sa(%d);\nEXECUTE tpcb_ut(%d, %d);\nEXECUTE tpcb_ub(%d, %d);\nEXECUTE tpcb_ih(%d, %d, %d, %d);\nEND;\n' \
-			"$aid" "$delta" "$aid" "$tid" "$delta" "$bid" "$delta" "$tid" "$bid" "$aid" "$delta"
-	done
+	local fmt
+	if [ "$1" = simple ]; then
+		fmt='BEGIN;
+UPDATE pgbench_accounts SET abalance = abalance + %2$d WHERE aid = %1$d;
+SELECT abalance FROM pgbench_accounts WHERE aid = %1$d;
+UPDATE pgbench_tellers SET tbalance = tbalance + %2$d WHERE tid = %3$d;
+UPDATE pgbench_branches SET bbalance = bbalance + %2$d WHERE bid = %4$d;
+INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES (%3$d, %4$d, %1$d, %2$d, CURRENT_TIMESTAMP);
+END;'
+	else
+		fmt='BEGIN;
+EXECUTE tpcb_ua(%1$d, %2$d);
+EXECUTE tpcb_sa(%1$d);
+EXECUTE tpcb_ut(%3$d, %2$d);
+EXECUTE tpcb_ub(%4$d, %2$d);
+EXECUTE tpcb_ih(%3$d, %4$d, %1$d, %2$d);
+END;'
+	fi
+	paste -d' ' <(keys "$2" $((100000 * TPCB_SCALE)) "$3") \
+		<(keys "$2" $((10 * TPCB_SCALE)) $(($3 + 1))) \
+		<(keys "$2" "$TPCB_SCALE" $(($3 + 2))) \
+		<(keys "$2" 10001 $(($3 + 3))) |
+	FMT=$fmt perl -ne 'my ($aid, $tid, $bid, $d) = split;
+		printf "$ENV{FMT}\n", $aid, $d - 5001, $tid, $bid'
 }
 for db in heap slim; do
+	tpcb_tx simple $TPCB_WARMUP 17 >"$SQL/tpcb.$db.setup"
 	{
 		echo 'PREPARE tpcb_ua(int, int) AS UPDATE pgbench_accounts SET abalance = abalance + $2 WHERE aid = $1;'
 		echo 'PREPARE tpcb_sa(int) AS SELECT abalance FROM pgbench_accounts WHERE aid = $1;'
 		echo 'PREPARE tpcb_ut(int, int) AS UPDATE pgbench_tellers SET tbalance = tbalance + $2 WHERE tid = $1;'
 		echo 'PREPARE tpcb_ub(int, int) AS UPDATE pgbench_branches SET bbalance = bbalance + $2 WHERE bid = $1;'
 		echo 'PREPARE tpcb_ih(int, int, int, int) AS INSERT INTO pgbench_history (tid, bid, aid, delta, mtime) VALUES ($1, $2, $3, $4, CURRENT_TIMESTAMP);'
-		tpcb_tx $TPCB_WARMUP 17
-	} >"$SQL/tpcb.$db.setup"
+		tpcb_tx prepared $TPCB_WARMUP 17
+	} >"$SQL/tpcb_prep.$db.setup"
 done
-tpcb_tx $TPCB_TX 101 >"$SQL/tpcb.tx"
+tpcb_tx simple $TPCB_TX 101 >"$SQL/tpcb.tx"
+tpcb_tx prepared $TPCB_TX 101 >"$SQL/tpcb_prep.tx"
 
 # W2: INSERT ... SELECT of 5 int4 columns into a fresh table (bench.sql)
 for c in $W2_CASES; do
@@ -317,7 +335,8 @@ th() { perl -e 'my $n = shift; 1 while $n =~ s/^(\d+)(\d{3})/$1,$2/; print $n' "
 # databases.
 FIGURES=$WORK/figures.txt
 {
-	echo "tpcb|TPC-B: $(th $TPCB_TX) transactions (pgbench's, prepared; scale $TPCB_SCALE)|tpcb|tx|$TPCB_TX|transaction|truncate"
+	echo "tpcb|TPC-B: $(th $TPCB_TX) transactions (pgbench's, plain statements; scale $TPCB_SCALE)|tpcb|tx|$TPCB_TX|transaction|truncate"
+	echo "tpcb_prep|TPC-B: $(th $TPCB_TX) transactions (pgbench's, prepared; scale $TPCB_SCALE)|tpcb_prep|tx|$TPCB_TX|transaction|truncate"
 	for c in $W2_CASES; do
 		echo "w2_$c|W2 INSERT ... SELECT, $c: $(th $W2_ROWS) rows of 5 int4|w2_$c|insert|$W2_ROWS|row|truncate"
 	done
