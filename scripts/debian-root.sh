@@ -379,8 +379,9 @@ install_packages()
 	fi
 	local p missing=
 	for p in "${PACKAGES[@]}"; do
-		chroot "$R" dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
-			grep -q '^install ok installed' || missing="$missing $p"
+		# (no `| grep -q` under pipefail: it fails when grep exits first)
+		[ "$(chroot "$R" dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
+			missing="$missing $p"
 	done
 	[ -z "$missing" ] || die "not installed in the root:$missing (log: $log)"
 	[ -x "$R$INNER_PG_CONFIG" ] || die "no $INNER_PG_CONFIG in the root (log: $log)"
