@@ -13,8 +13,8 @@
 #                                 backend's count
 #   RESULTS_DIR/instructions.csv  the same figures as CSV
 # The description of the run comes from BENCH_* environment variables
-# (BENCH_DATE, BENCH_BUILD, BENCH_PGVERSION, BENCH_VALGRIND, BENCH_ELAPSED,
-# BENCH_JOBS); a missing one is left out.  Dies, writing nothing, when a
+# (BENCH_DATE, BENCH_BUILD, BENCH_PGVERSION, BENCH_VALGRIND, BENCH_CPU,
+# BENCH_ELAPSED, BENCH_JOBS); a missing one is left out.  Dies, writing nothing, when a
 # count is missing or malformed or a figure is not positive.  Core Perl
 # only.
 use strict;
@@ -101,20 +101,23 @@ sub percent
 	return ($p > 0 ? '+' : '') . "$p%";
 }
 
-my @desc;
-push @desc, "$ENV{BENCH_DATE}" if $ENV{BENCH_DATE};
-push @desc, "build $ENV{BENCH_BUILD}" if $ENV{BENCH_BUILD};
-push @desc, $ENV{BENCH_PGVERSION} if $ENV{BENCH_PGVERSION};
-push @desc, "$ENV{BENCH_VALGRIND} (callgrind: instructions executed, Ir)"
-  if $ENV{BENCH_VALGRIND};
 my $run = scalar(@backends) . ' backends';
 $run .= ", $ENV{BENCH_JOBS} at a time" if $ENV{BENCH_JOBS};
-$run .= ", $ENV{BENCH_ELAPSED} s in all" if defined $ENV{BENCH_ELAPSED};
-push @desc, $run;
+$run .= ", $ENV{BENCH_ELAPSED} s" if defined $ENV{BENCH_ELAPSED};
+my @desc = ([ 'run', join(', ', grep { $_ } $ENV{BENCH_DATE}, $run) ]);
+push @desc, [ 'build', $ENV{BENCH_BUILD} ] if $ENV{BENCH_BUILD};
+push @desc, [ 'server', $ENV{BENCH_PGVERSION} ] if $ENV{BENCH_PGVERSION};
+# the C library picks its string functions by the CPU valgrind reports
+push @desc, [ 'counted by',
+	join('; ', grep { $_ }
+		$ENV{BENCH_VALGRIND} && "$ENV{BENCH_VALGRIND} (callgrind: instructions executed, Ir)",
+		$ENV{BENCH_CPU} && "CPU $ENV{BENCH_CPU}") ]
+  if $ENV{BENCH_VALGRIND} || $ENV{BENCH_CPU};
 
 my $md = "# Instruction counts: slimheap against heap\n\n";
-$md .= "`make bench-instructions` (bench/instructions.sh): "
-  . join('; ', @desc) . ".\n\n";
+$md .= "`make bench-instructions` (bench/instructions.sh):\n\n";
+$md .= "- $_->[0]: $_->[1]\n" for @desc;
+$md .= "\n";
 $md .= <<'EOT';
 Each figure is the count of a single-user backend (`postgres --single`
 under `valgrind --tool=callgrind`) that ran its setup and then the

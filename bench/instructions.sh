@@ -99,6 +99,7 @@ fi
 VALGRIND_VERSION=$(valgrind --version)
 
 START=$(date +%s)
+START_DATE=$(date -u '+%Y-%m-%d %H:%M')
 WORK=$(mktemp -d /tmp/instructions-XXXXXX)
 [ "$(id -u)" = 0 ] && chown postgres: "$WORK"
 TEMPLATE=$WORK/template
@@ -442,7 +443,8 @@ for b in "${BACKENDS[@]}"; do
 	echo "$b,$(cat "$WORK/counts/$b")" >>"$RAW"
 done
 mkdir -p "$RESULTS"
-BENCH_DATE=$(date -u '+%Y-%m-%d %H:%M UTC') \
+BENCH_DATE="$START_DATE-$(date -u '+%H:%M') UTC" \
+BENCH_CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1) \
 BENCH_BUILD=$BUILD \
 BENCH_PGVERSION=$PGVERSION \
 BENCH_VALGRIND=$VALGRIND_VERSION \
