@@ -41,5 +41,6 @@ extern void slim_mover_end(SlimMover *mv);
 extern void slim_move_row(SlimMover *mv, ItemPointer tid,
 						  const Datum *values, const bool *isnull);
 extern void slim_move_hidden_rows(Relation rel);
+extern void slim_rewrite_table(Oid relid);
 
 #endif							/* SLIM_INDEX_H */

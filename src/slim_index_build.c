@@ -39,6 +39,7 @@
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "tcop/utility.h"
 #include "utils/lsyscache.h"
@@ -65,7 +66,11 @@ typedef struct SlimPendingMove
 	Oid			relid;
 	int			depth;
 	SubTransactionId subid;
+	double		hidden_share;	/* of the live rows, the largest a build saw */
 } SlimPendingMove;
+
+/* share of hidden rows from which a table under AccessExclusiveLock is rewritten */
+#define SLIM_REWRITE_SHARE	0.25
 
 static List *slim_pending_moves = NIL;
 
@@ -89,6 +94,8 @@ typedef struct SlimBuildState
 	TupleTableSlot *stored;		/* a standard row, as heap stores it */
 	bool		move_now;		/* a concurrent build of a DDL statement */
 	SlimMover  *mover;			/* made when the first row must move */
+	double		live_rows;		/* rows heap called live */
+	double		hidden_rows;	/* of them, rows that hide a value */
 } SlimBuildState;
 
 /* the attributes an index reads: keys, INCLUDE, expressions, predicate */
@@ -135,7 +142,7 @@ slim_lock_moves(Relation rel)
 
 /* remember that rel's rows must move when this statement ends */
 static void
-slim_note_pending(Relation rel)
+slim_note_pending(Relation rel, double hidden_share)
 {
 	ListCell   *lc;
 	SlimPendingMove *pm;
@@ -147,6 +154,7 @@ slim_note_pending(Relation rel)
 		if (pm->relid == RelationGetRelid(rel))
 		{
 			pm->depth = Min(pm->depth, slim_ddl_depth);
+			pm->hidden_share = Max(pm->hidden_share, hidden_share);
 			return;
 		}
 	}
@@ -155,6 +163,7 @@ slim_note_pending(Relation rel)
 	pm->relid = RelationGetRelid(rel);
 	pm->depth = slim_ddl_depth;
 	pm->subid = GetCurrentSubTransactionId();
+	pm->hidden_share = hidden_share;
 	slim_pending_moves = lappend(slim_pending_moves, pm);
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -178,6 +187,9 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 	bool		real_isnull[INDEX_MAX_KEYS];
 	TupleTableSlot *slot;
 	ExprContext *econtext;
+
+	if (tupleIsAlive)
+		bs->live_rows++;
 
 	/* the common case: heap has read what the row holds */
 	if (!bs->hollow && (!tail || prefix_natts >= bs->last_attr))
@@ -230,8 +242,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 						  slot->tts_isnull);
 			return;
 		}
-		if (slim_ddl_depth > 0)
-			slim_note_pending(bs->rel);
+		bs->hidden_rows++;
 	}
 
 	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
@@ -351,6 +362,9 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		slim_return_heap_routine(rel, own);
 	}
 	PG_END_TRY();
+	if (bs.hidden_rows > 0 && slim_ddl_depth > 0)
+		slim_note_pending(rel, bs.hidden_rows / bs.live_rows);
+
 	/* heap tells a broken HOT chain through the IndexInfo it was given */
 	index_info->ii_BrokenHotChain = heap_info.ii_BrokenHotChain;
 	/* what FormIndexDatum() prepared here dies with bs.estate */
@@ -386,12 +400,31 @@ slim_run_pending_moves(int min_depth)
 		slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
 		/* the build's lock is still held; the table may be gone since */
 		rel = try_table_open(pm->relid, NoLock);
-		pfree(pm);
+		if (rel != NULL && !slim_is_slimheap_relation(rel))
+		{
+			table_close(rel, NoLock);
+			rel = NULL;
+		}
 		if (rel == NULL)
-			continue;
-		if (slim_is_slimheap_relation(rel))
+			;
+		else if (pm->hidden_share >= SLIM_REWRITE_SHARE &&
+				 CheckRelationLockedByMe(rel, AccessExclusiveLock, false))
+		{
+			/* ALTER TABLE ... ADD PRIMARY KEY after a load, say: cheaper */
+			ereport(NOTICE,
+					(errmsg("rewriting table \"%s\" so that its rows keep the columns its indexes read in their prefix",
+							RelationGetRelationName(rel)),
+					 errdetail("%.0f%% of its rows kept an indexed value in their compressed tail.",
+							   pm->hidden_share * 100)));
+			table_close(rel, NoLock);
+			slim_rewrite_table(pm->relid);
+		}
+		else
+		{
 			slim_move_hidden_rows(rel);
-		table_close(rel, NoLock);
+			table_close(rel, NoLock);
+		}
+		pfree(pm);
 	}
 }
 

@@ -19,7 +19,9 @@
 #include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "access/tableam.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "commands/cluster.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "utils/guc.h"
@@ -244,3 +246,21 @@ slim_move_hidden_rows(Relation rel)
 	CommandCounterIncrement();
 }
 
+
+/*
+ * Rewrite rel (locked AccessExclusiveLock), as VACUUM FULL does: every row
+ * is formed again with the current prefix floor, keeping its visibility,
+ * and the indexes are built again.  Cheaper than moving most rows.
+ */
+void
+slim_rewrite_table(Oid relid)
+{
+	ClusterParams params = {0};
+
+#if PG_VERSION_NUM >= 180000
+	cluster_rel(table_open(relid, AccessExclusiveLock), InvalidOid, &params);
+#else
+	cluster_rel(relid, InvalidOid, &params);
+#endif
+	CommandCounterIncrement();
+}
