@@ -371,7 +371,8 @@ install_packages()
 		apt-get -q update
 		if [ "$1" = 1 ]; then apt-get -q -y upgrade; fi
 		shift
-		apt-get -q -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold install "$@"'
+		apt-get -q -y -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold install "$@"
+		apt-get clean'
 	local log=$CACHE/$NAME-apt.log
 	if ! enter "" sh -c "$script" sh "$upgrade" "${PACKAGES[@]}" </dev/null >"$log" 2>&1; then
 		tail -n 30 "$log" >&2
