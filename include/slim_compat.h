@@ -2,12 +2,15 @@
  *
  * slim_compat.h
  *	  What differs between the PostgreSQL versions slimheap builds against
- *	  (15 and 18), each difference guarded once, here.
+ *	  (15 to 18; tested on 15, 17 and 18), each difference guarded once,
+ *	  here.
  *
  * The code calls the slim_* names below and never tests versions itself.
  * The exceptions are callbacks whose own parameter lists changed, guarded
  * where each is defined: tuple_update (TU_UpdateIndexes from 16 on,
- * slim_am_write.c), scan_bitmap_next_tuple (18, slim_am_read.c), and the
+ * slim_am_write.c, and its caller slim_index_move.c, with
+ * ExecInsertIndexTuples' onlySummarizing; cluster_rel taking the relation
+ * in 18; RestrictSearchPath from 17), scan_bitmap_next_tuple (18, slim_am_read.c), and the
  * slot's copy_minimal_tuple (`extra`, 18) and is_current_xact_tuple (new
  * in 17) in slim_slot.c.
  *
@@ -31,7 +34,7 @@
 #include "access/tupdesc.h"
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "slimheap supports PostgreSQL 15 and 18 (README.md)"
+#error "slimheap supports PostgreSQL 15 to 18 (README.md, docs/versions.md)"
 #endif
 
 /*
