@@ -13,8 +13,8 @@
 #                                 backend's count
 #   RESULTS_DIR/instructions.csv  the same figures as CSV
 # The description of the run comes from BENCH_* environment variables
-# (BENCH_DATE, BENCH_BUILD, BENCH_PGVERSION, BENCH_VALGRIND, BENCH_CPU,
-# BENCH_ELAPSED, BENCH_JOBS); a missing one is left out.  Dies, writing nothing, when a
+# (BENCH_DATE, BENCH_BUILD, BENCH_NOTE, BENCH_PGVERSION, BENCH_VALGRIND,
+# BENCH_CPU, BENCH_ELAPSED, BENCH_JOBS); a missing one is left out.  Dies, writing nothing, when a
 # count is missing or malformed or a figure is not positive.  Core Perl
 # only.
 use strict;
@@ -106,6 +106,7 @@ $run .= ", $ENV{BENCH_JOBS} at a time" if $ENV{BENCH_JOBS};
 $run .= ", $ENV{BENCH_ELAPSED} s" if defined $ENV{BENCH_ELAPSED};
 my @desc = ([ 'run', join(', ', grep { $_ } $ENV{BENCH_DATE}, $run) ]);
 push @desc, [ 'build', $ENV{BENCH_BUILD} ] if $ENV{BENCH_BUILD};
+push @desc, [ 'figures', $ENV{BENCH_NOTE} ] if $ENV{BENCH_NOTE};
 push @desc, [ 'server', $ENV{BENCH_PGVERSION} ] if $ENV{BENCH_PGVERSION};
 # the C library picks its string functions by the CPU valgrind reports
 push @desc, [ 'counted by',

@@ -41,9 +41,13 @@
 #
 # Also read from the environment: BENCH_REV (build that commit, e.g.
 # HEAD, instead of the working tree as it is), BENCH_LIB (count that
-# build of slimheap.so, no build), BENCH_JOBS, BENCH_PORT (the template
-# server's port, unix socket only, default 5531), PG_CONFIG (the server,
-# default PostgreSQL 15's).
+# build of slimheap.so, no build), BENCH_ONLY="w2_all tpcb" (only these
+# figures, by the keys of instructions.csv), BENCH_RESULTS (write the
+# report there instead of bench/results), BENCH_KEEP=<dir> (keep every
+# backend's callgrind.out there, for callgrind_annotate), BENCH_JOBS,
+# BENCH_PORT (the template server's port, unix socket only, default 5531),
+# PG_CONFIG (the server, default PostgreSQL 15's).  A build without the
+# "compress" bitmap (older commits) gets no W4/W5 figures.
 set -euo pipefail
 
 if [ $# != 0 ]; then
@@ -53,7 +57,12 @@ fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
-RESULTS=$BENCH/results
+RESULTS=${BENCH_RESULTS:-$BENCH/results}
+KEEP=${BENCH_KEEP:-}
+if [ -n "$KEEP" ]; then
+	mkdir -p "$KEEP"
+	KEEP=$(cd "$KEEP" && pwd)
+fi
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGBIN=$("$PG_CONFIG" --bindir)
 PORT=${BENCH_PORT:-5531}
@@ -86,6 +95,14 @@ as_postgres() {
 	fi
 }
 
+# The environment of initdb and of the counted backends is always the
+# same: a backend copies its environment into its heap (for its process
+# title), so a longer one (`make` adds MAKEFLAGS, MAKELEVEL, ...) moves
+# every later allocation, and memcpy and memset take other paths for
+# other alignments (seen: 5 instructions a W2 row).  TZ fixes the
+# template's time zone.
+CLEAN_ENV=(env -i PATH=/usr/bin:/bin LC_ALL=C TZ=UTC)
+
 # --- valgrind ----------------------------------------------------------------
 if ! command -v valgrind >/dev/null 2>&1; then
 	if [ "$(id -u)" != 0 ]; then
@@ -96,7 +113,8 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y valgrind </dev/null >&2
 fi
-VALGRIND_VERSION=$(valgrind --version)
+VALGRIND=$(command -v valgrind)
+VALGRIND_VERSION=$("$VALGRIND" --version)
 
 START=$(date +%s)
 START_DATE=$(date -u '+%Y-%m-%d %H:%M')
@@ -170,7 +188,7 @@ chmod 755 "$LIB"
 
 # --- 2. the template cluster -------------------------------------------------
 log "initdb in $TEMPLATE"
-as_postgres "$PGBIN/initdb" -D "$TEMPLATE" -U postgres -A trust -E UTF8 \
+as_postgres "${CLEAN_ENV[@]}" "$PGBIN/initdb" -D "$TEMPLATE" -U postgres -A trust -E UTF8 \
 	--locale=C --no-sync >"$WORK/initdb.log"
 
 # The server that loads the template and every counted backend read these.
@@ -207,14 +225,27 @@ psql_db() {
 		"$PGBIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$@"
 }
 PGVERSION=$(psql_db -d postgres -c "SELECT version()")
+COMPRESS=compress
 for db in heap slim; do
-	if [ $db = heap ]; then vt=heap vc=heap; else vt=slimheap vc=compress; fi
 	psql_db -d postgres -c "CREATE DATABASE $db"
 	psql_db -d $db -c "CREATE FUNCTION slimheap_tableam_handler(internal)
 			RETURNS table_am_handler AS '$LIB' LANGUAGE C STRICT" \
 		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler" \
 		-c "CREATE EXTENSION pageinspect"
 	psql_db -d $db -f "$BENCH/bench.sql" >/dev/null
+	if [ $db = heap ]; then
+		vt=heap vc=heap
+	else
+		# the W4/W5 tables are compress ones, where the build has it
+		if psql_db -d $db -c 'CREATE TABLE compress_probe (a int) USING slimheap
+				WITH ("slimheap.null_bitmap" = compress)' 2>/dev/null; then
+			psql_db -d $db -c "DROP TABLE compress_probe"
+		else
+			COMPRESS=""
+			log "this build has no compress bitmap: no W4/W5 figures"
+		fi
+		vt=slimheap vc=${COMPRESS:-slimheap}
+	fi
 	psql_db -d $db -v vt=$vt -v vc=$vc -v w1_rows=$W1_ROWS -v w4_rows=$W4_ROWS \
 		-v copy_dir="$WORK" -v tpcb_scale=$TPCB_SCALE \
 		-f "$BENCH/instructions.sql" >/dev/null
@@ -351,7 +382,29 @@ FIGURES=$WORK/figures.txt
 		echo "${w}_lookup|$W lookups by key (prepared, row to text): $(th $LOOKUPS)|${w}_read|lookups|$LOOKUPS|lookup|compress"
 		echo "${w}_scan|$W scan count(c800): $SCANS x $(th $W4_ROWS) rows|${w}_read|scan|$((SCANS * W4_ROWS))|row|compress"
 	done
-} >"$FIGURES"
+} >"$FIGURES.all"
+
+# BENCH_ONLY: only the figures named; no compress: none of its figures
+NOTE=""
+if [ -n "${BENCH_ONLY:-}" ]; then
+	for key in $BENCH_ONLY; do
+		if ! grep -q "^$key|" "$FIGURES.all"; then
+			log "BENCH_ONLY: no figure '$key'; the figures are: $(cut -d'|' -f1 "$FIGURES.all" | paste -sd' ' -)"
+			exit 2
+		fi
+	done
+	NOTE="only $BENCH_ONLY"
+fi
+awk -F'|' -v only=" ${BENCH_ONLY:-} " -v compress="$COMPRESS" '
+	(only ~ /^ *$/ || index(only, " " $1 " ")) && ($7 != "compress" || compress != "")
+' "$FIGURES.all" >"$FIGURES"
+if [ -z "$COMPRESS" ]; then
+	NOTE="${NOTE:+$NOTE; }no W4/W5 figures (the build has no compress bitmap)"
+fi
+if [ ! -s "$FIGURES" ]; then
+	log "no figures to count"
+	exit 2
+fi
 
 # --- 3. the counted backends -------------------------------------------------
 # run_backend NAME DB FILE...: a copy of the template, a standalone backend
@@ -366,7 +419,7 @@ run_backend() {
 	cp -a "$TEMPLATE" "$dir/data"
 	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
 	local rc=0
-	cat "$@" | as_postgres valgrind --tool=callgrind --trace-children=no \
+	cat "$@" | as_postgres "${CLEAN_ENV[@]}" "$VALGRIND" --tool=callgrind --trace-children=no \
 		--collect-atstart=yes --log-file="$dir/valgrind.log" \
 		--callgrind-out-file="$dir/callgrind.out" \
 		"$PGBIN/postgres" --single -D "$dir/data" "$db" \
@@ -387,6 +440,9 @@ run_backend() {
 		return 1
 	fi
 	echo "$n" >"$WORK/counts/$name"
+	if [ -n "$KEEP" ]; then
+		mv "$dir/callgrind.out" "$KEEP/$name.callgrind.out"
+	fi
 	rm -rf "$dir"
 }
 
@@ -450,6 +506,7 @@ BENCH_PGVERSION=$PGVERSION \
 BENCH_VALGRIND=$VALGRIND_VERSION \
 BENCH_ELAPSED=$(($(date +%s) - START)) \
 BENCH_JOBS=$JOBS \
+BENCH_NOTE=$NOTE \
 	perl "$BENCH/instructions-report.pl" "$RAW" "$FIGURES" "$RESULTS"
 cat "$RESULTS/instructions.md"
 log "done in $(($(date +%s) - START)) s: $RESULTS/instructions.md, instructions.csv"

@@ -79,6 +79,7 @@ sub report
 my ($ok, $err, $res) = report(counts_csv(%counts),
 	BENCH_DATE => '2026-12-01 12:00-12:05 UTC',
 	BENCH_BUILD => 'abc1234',
+	BENCH_NOTE => 'only tpcb w4_copy',
 	BENCH_ELAPSED => 321,
 	BENCH_JOBS => 2);
 ok($ok, 'the report is written') or diag($err);
@@ -86,6 +87,8 @@ my $md = slurp("$res/instructions.md") // '';
 like($md, qr/^- run: 2026-12-01 12:00-12:05 UTC, 8 backends, 2 at a time, 321 s$/m,
 	'instructions.md names the date, the backends and the time');
 like($md, qr/^- build: abc1234$/m, 'instructions.md names the build');
+like($md, qr/^- figures: only tpcb w4_copy$/m,
+	'instructions.md says when it has only some figures');
 like($md,
 	qr/^\| TPC-B: 1000 transactions \| `truncate` \| 1,000\.0 M \| 1,010\.0 M \| 1\.0100 \(\+1\.00%\) \| \+10,000 a transaction \|$/m,
 	'TPC-B: setup subtracted, ratio and difference per transaction');
