@@ -26,8 +26,8 @@
 #      bench/run.sh does) loads two databases, "heap" and "slim", with the
 #      same tables under the same names (bench/bench.sql, then
 #      bench/instructions.sql): heap tables in one, slimheap tables in the
-#      other ("truncate" for W1 and TPC-B, "compress" for W4 and W5);
-#   3. run each backend, `postgres --single` under
+#      other ("truncate" for W1, W2 and TPC-B, "compress" for W4 and W5);
+#   3. run each backend, `postgres --single` in a fixed environment under
 #      `valgrind --tool=callgrind`, on its own copy of that cluster (so all
 #      start from the same bytes), with the statements on standard input,
 #      BENCH_JOBS at a time (default: the number of CPUs; counts do not
