@@ -16,10 +16,23 @@
 #include "access/tableam.h"
 #include "nodes/parsenodes.h"
 
+#include "slim_format.h"
+
+/*
+ * The per-table options, as parsed from pg_class.reloptions.
+ */
+typedef struct SlimOptions
+{
+	SlimNullBitmap null_bitmap;
+	int			prefix_columns; /* kept in the standard prefix (compress) */
+} SlimOptions;
+
 /* namespace of the options, as in WITH (slimheap.null_bitmap = ...) */
 #define SLIM_OPTION_NAMESPACE	"slimheap"
 
 /* slim_options.c */
+extern void slim_options_init(const TableAmRoutine *routine);
+extern void slim_read_options(Oid relid, SlimOptions *opts);
 extern bool slim_list_has_option(const List *defs);
 extern List *slim_split_options(const List *defs, List **others);
 extern List *slim_option_entries(const List *defs, bool is_reset);

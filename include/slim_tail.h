@@ -4,8 +4,14 @@
  *	  The compressed-tail row of slimheap.null_bitmap = compress: a standard
  *	  heap prefix followed by an encoded NULL map and the tail's values.
  *
- * docs/format.md gives the byte layout; src/slim_tail.c forms, decodes and
- * checks such rows.
+ * docs/format.md gives the byte layout; src/format/ forms (slim_tail.c),
+ * re-prefixes (slim_tail_transcode.c), decodes (slim_tail_read.c) and
+ * checks (slim_tail_check.c) such rows.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  include/slim_tail.h
  *
  *-------------------------------------------------------------------------
  */
@@ -17,7 +23,7 @@
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
 
-#include "slimheap.h"
+#include "slim_format.h"
 
 /*
  * The t_infomask2 bit of a row with a compressed tail.  htup_details.h
@@ -26,6 +32,12 @@
  * attributes.
  */
 #define SLIM_HEAP_TAIL			0x0800
+
+/* a future PostgreSQL that takes the bit for itself must fail the build */
+StaticAssertDecl((SLIM_HEAP_TAIL & (HEAP_NATTS_MASK | HEAP_KEYS_UPDATED |
+									HEAP_HOT_UPDATED | HEAP_ONLY_TUPLE |
+									HEAP2_XACT_MASK)) == 0,
+				 "SLIM_HEAP_TAIL collides with a t_infomask2 bit of heap's");
 
 #define SlimHeaderHasTail(td)	(((td)->t_infomask2 & SLIM_HEAP_TAIL) != 0)
 
@@ -156,44 +168,32 @@ slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
 	return att_align_nominal(off, att->attalign);
 }
 
-/* slim_tuple.c: heap's layout of values, over attributes [from, to) */
-extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
-						   const bool *isnull, int from, int to,
-						   const int16 *attnums, Size off, bool *hasnull,
-						   bool *external, bool *toastable);
-extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
-								  Size len, bool hasnull, const bool *isnull);
-extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
-						   const bool *isnull, int from, int to,
-						   const int16 *attnums, char *start, Size off,
-						   uint16 *infomask);
-
-/* slim_tail.c */
+/* slim_tail.c: the tail former */
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
 									  int prefix_natts, Size truncate_len);
-
-/* slim_tail_transcode.c */
-extern SlimAttInfo *slim_att_info(TupleDesc tupdesc, MemoryContext cxt);
-extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
-										   const SlimAttInfo *attinfo,
-										   int prefix_natts);
 extern char *slim_tail_write_map(char *p, SlimTailEncoding encoding,
 								 const int16 *positions, int n, int first,
 								 int ntail);
 extern void slim_order_values(TupleDesc tupdesc, const int16 *positions,
 							  int n, int16 *ordered);
+
+/* slim_tail_transcode.c: a tail row of one prefix into another */
+extern SlimAttInfo *slim_att_info(TupleDesc tupdesc, MemoryContext cxt);
+extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
+										   const SlimAttInfo *attinfo,
+										   int prefix_natts);
+
+/* slim_tail_read.c: decoding (trusting the row) */
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
+extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
-/* slim_tail_check.c */
+/* slim_tail_check.c: checking a row before anything trusts it */
 extern const char *slim_check_tail(HeapTupleHeader td, uint32 len,
 								   TupleDesc tupdesc, SlimTailInfo *info);
-
-/* slim_tail.c */
-extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
 #endif							/* SLIM_TAIL_H */

@@ -19,26 +19,8 @@
 #include "executor/tuptable.h"
 #include "utils/rel.h"
 
-/*
- * How the NULL bitmap of a new row is written (slimheap.null_bitmap).
- */
-typedef enum SlimNullBitmap
-{
-	SLIM_NULL_BITMAP_FULL,		/* exactly what heap writes */
-	SLIM_NULL_BITMAP_TRUNCATE,	/* trailing NULLs not stored (the default) */
-	SLIM_NULL_BITMAP_COMPRESS	/* a compressed tail when shorter */
-} SlimNullBitmap;
-
-#define SLIM_NULL_BITMAP_DEFAULT	SLIM_NULL_BITMAP_TRUNCATE
-
-/*
- * The per-table options, as parsed from pg_class.reloptions.
- */
-typedef struct SlimOptions
-{
-	SlimNullBitmap null_bitmap;
-	int			prefix_columns; /* kept in the standard prefix (compress) */
-} SlimOptions;
+#include "slim_format.h"
+#include "slim_options.h"
 
 /*
  * What the write paths need to know of a relation, cached in rd_amcache
@@ -65,20 +47,6 @@ typedef struct SlimRelInfo
 	 */
 	int			prefix_natts;
 } SlimRelInfo;
-
-/* slim_tuple.c */
-extern int	slim_missing_natts(TupleDesc tupdesc);
-extern int	slim_missing_natts_upto(TupleDesc tupdesc, int natts);
-extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
-							  int min_natts);
-extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
-								 const bool *isnull, SlimNullBitmap mode,
-								 int min_natts, int prefix_natts);
-extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
-								  SlimNullBitmap mode, int min_natts);
-extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
-extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
-											  TupleDesc tupdesc, Size extra);
 
 /* slim_slot.c */
 extern PGDLLIMPORT uint64 slim_rows_formed;
@@ -133,10 +101,6 @@ slim_get_relinfo(Relation rel)
 		return (const SlimRelInfo *) rel->rd_amcache;
 	return slim_build_relinfo(rel);
 }
-
-/* slim_options.c */
-extern void slim_options_init(const TableAmRoutine *routine);
-extern void slim_read_options(Oid relid, SlimOptions *opts);
 
 /* slim_cluster.c */
 extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,

@@ -38,7 +38,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 
-#include "slimheap.h"
+#include "slim_format.h"
 
 PG_MODULE_MAGIC;
 

@@ -1,13 +1,19 @@
 /*-------------------------------------------------------------------------
  *
  * slim_tail.c
- *	  Rows with a compressed tail (slimheap.null_bitmap = compress): forming,
- *	  decoding, and checking them.
+ *	  The tail former: rows with a compressed tail (slimheap.null_bitmap =
+ *	  compress).
  *
  * A tail row is a standard heap row of K attributes (its header's natts)
  * followed by an encoded NULL map of attributes K+1 .. T and their values;
  * heap's code reads the prefix and never looks past it.  The map is encoded
- * per row in the shortest of three ways.  docs/format.md gives the layout.
+ * per row in the shortest of three ways.  docs/format.md gives the layout;
+ * slim_tail_read.c decodes such rows, slim_tail_check.c checks them.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  src/format/slim_tail.c
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +26,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/expandeddatum.h"
 
+#include "slim_format.h"
 #include "slim_tail.h"
 
 #define SLIM_ALL_NULL	UINT64CONST(0x0101010101010101)
@@ -214,153 +221,4 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 						 values_off, &td->t_infomask);
 	Assert(hoff + end == tuple->t_len);
 	return tuple;
-}
-
-/*
- * Where the data of a row's prefix ends, relative to t_hoff: the walk heap's
- * deforming does over the header's natts attributes.
- */
-uint32
-slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc)
-{
-	int			natts = HeapTupleHeaderGetNatts(td);
-	bool		hasnulls = (td->t_infomask & HEAP_HASNULL) != 0;
-	char	   *tp = (char *) td + td->t_hoff;
-	uint32		off = 0;
-	int			i;
-
-	for (i = 0; i < natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-
-		if (hasnulls && att_isnull(i, td->t_bits))
-			continue;
-		off = slim_align_stored(att, tp, off);
-		off = att_addlength_pointer(off, att->attlen, tp + off);
-	}
-	return off;
-}
-
-/*
- * The attribute numbers (0-based) of the values of a tail whose map starts
- * at *pp, into positions; *pp is left past the map.  Returns how many.
- */
-static int
-slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
-			  int ntail, int16 *positions)
-{
-	const char *p = *pp;
-	int			n = 0;
-	int			i = 0;
-
-	switch (encoding)
-	{
-		case SLIM_TAIL_RUNS:
-			while (i < ntail)
-			{
-				int			vals;
-
-				i += slim_varint_get(&p);
-				vals = slim_varint_get(&p);
-				while (vals-- > 0 && i < ntail)
-					positions[n++] = first + i++;
-			}
-			break;
-		case SLIM_TAIL_GAPS:
-			while (i < ntail)
-			{
-				i += slim_varint_get(&p);
-				positions[n++] = first + i++;
-			}
-			break;
-		case SLIM_TAIL_BITMAP:
-			for (i = 0; i < (ntail + 7) / 8; i++)
-			{
-				uint32		bits = (uint8) p[i];
-
-				while (bits != 0)
-				{
-					positions[n++] = first + i * 8 + pg_rightmost_one_pos32(bits);
-					bits &= bits - 1;
-				}
-			}
-			p += (ntail + 7) / 8;
-			break;
-	}
-	*pp = p;
-	return n;
-}
-
-/*
- * Deform the tail of a row this build formed into values/isnull: the
- * attributes from the header's natts (K) up to the last one the tail holds,
- * whose number is returned; the caller fills in the missing values of the
- * attributes after it.  prefix_end is slim_prefix_end()'s answer.  NULL
- * runs cost one memset, not a test each.
- */
-int
-slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
-				 Datum *values, bool *isnull)
-{
-	int			first = HeapTupleHeaderGetNatts(td);
-	char	   *tp = (char *) td + td->t_hoff;
-	const char *p = tp + prefix_end;
-	uint32		header = slim_varint_get(&p);
-	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
-	int			ntail = stored_natts - first;	/* bounds every array below */
-	int16		positions[MaxTupleAttributeNumber];
-	int16		ordered[MaxTupleAttributeNumber];
-	int			n;
-	uint32		off;
-	int			k;
-
-	memset(isnull + first, true, stored_natts - first);
-	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
-	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first, ntail,
-					  positions);
-	slim_order_values(tupdesc, positions, n, ordered);
-	off = p - tp;
-
-	for (k = 0; k < n; k++)
-	{
-		int			attnum = ordered[k];
-		Form_pg_attribute att = TupleDescAttr(tupdesc, attnum);
-
-		off = slim_align_stored(att, tp, off);
-		values[attnum] = fetchatt(att, tp + off);
-		isnull[attnum] = false;
-		off = att_addlength_pointer(off, att->attlen, tp + off);
-	}
-	return stored_natts;
-}
-
-/*
- * heap_deform_tuple() for any slimheap row: a tail row's prefix is heap's
- * (and the attributes past it read as missing), then the tail is decoded.
- */
-void
-slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc, Datum *values,
-				  bool *isnull)
-{
-	HeapTupleHeader td = tuple->t_data;
-
-	heap_deform_tuple(tuple, tupdesc, values, isnull);
-	if (SlimHeaderHasTail(td))
-		(void) slim_deform_tail(td, tupdesc, slim_prefix_end(td, tupdesc),
-								values, isnull);
-}
-
-const char *
-slim_tail_encoding_name(SlimTailEncoding encoding)
-{
-	switch (encoding)
-	{
-		case SLIM_TAIL_RUNS:
-			return "runs";
-		case SLIM_TAIL_GAPS:
-			return "gaps";
-		case SLIM_TAIL_BITMAP:
-			return "bitmap";
-	}
-	return "unknown";
 }

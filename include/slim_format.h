@@ -1,0 +1,82 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_format.h
+ *	  The row formats of slimheap: which attributes a row stores, heap's
+ *	  layout of their values, and the formers of each mode.
+ *
+ * The format layer (src/format/) is a set of pure functions of a tuple
+ * descriptor and values; nothing here knows of relations or the table AM.
+ * The compressed tail has its own header, slim_tail.h.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  include/slim_format.h
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SLIM_FORMAT_H
+#define SLIM_FORMAT_H
+
+#include "access/htup.h"
+#include "access/tupdesc.h"
+
+/*
+ * How the NULL bitmap of a new row is written (slimheap.null_bitmap).
+ */
+typedef enum SlimNullBitmap
+{
+	SLIM_NULL_BITMAP_FULL,		/* exactly what heap writes */
+	SLIM_NULL_BITMAP_TRUNCATE,	/* trailing NULLs not stored (the default) */
+	SLIM_NULL_BITMAP_COMPRESS	/* a compressed tail when shorter */
+} SlimNullBitmap;
+
+#define SLIM_NULL_BITMAP_DEFAULT	SLIM_NULL_BITMAP_TRUNCATE
+
+/* what slim_measure_row() found of a row's first stored_natts attributes */
+typedef struct SlimRowSize
+{
+	Size		hoff;			/* MAXALIGNed header, with a bitmap if any */
+	Size		data_len;		/* heap's data length of the values */
+	bool		hasnull;		/* one of them is NULL */
+	bool		external;		/* one is a TOAST pointer */
+	bool		toastable;		/* one could be compressed or moved out */
+} SlimRowSize;
+
+/* slim_layout.c: which attributes a row stores, heap's layout of values */
+extern int	slim_missing_natts(TupleDesc tupdesc);
+extern int	slim_missing_natts_upto(TupleDesc tupdesc, int natts);
+extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
+							  int min_natts);
+extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
+						   const bool *isnull, int from, int to,
+						   const int16 *attnums, Size off, bool *hasnull,
+						   bool *external, bool *toastable);
+extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
+						   const bool *isnull, int from, int to,
+						   const int16 *attnums, char *start, Size off,
+						   uint16 *infomask);
+extern void slim_measure_row(TupleDesc tupdesc, const Datum *values,
+							 const bool *isnull, int stored_natts,
+							 SlimRowSize *size);
+extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
+								  Size len, bool hasnull, const bool *isnull);
+
+/* slim_form.c: the form of a new row, by mode */
+extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
+								 const bool *isnull, SlimNullBitmap mode,
+								 int min_natts, int prefix_natts);
+
+/* slim_tuple.c: the truncated form, and reshaping a formed row's header */
+extern HeapTuple slim_form_truncated_tuple(TupleDesc tupdesc,
+										   const Datum *values,
+										   const bool *isnull,
+										   int stored_natts,
+										   const SlimRowSize *size);
+extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
+								  SlimNullBitmap mode, int min_natts);
+extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
+extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
+											  TupleDesc tupdesc, Size extra);
+
+#endif							/* SLIM_FORMAT_H */

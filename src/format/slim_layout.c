@@ -1,0 +1,303 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_layout.c
+ *	  Which attributes a row stores, and heap's layout of their values.
+ *
+ * The one leaf under both formers: the truncate former (slim_tuple.c) and
+ * the tail former (slim_tail.c) lay values out with these functions, so
+ * that every stored value sits exactly where heap's readers look for it.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  src/format/slim_layout.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/tupdesc_details.h"
+#include "catalog/pg_type.h"
+#include "port/pg_bitutils.h"
+#include "utils/expandeddatum.h"
+
+#include "slim_compat.h"
+#include "slim_format.h"
+
+/*
+ * The number of leading attributes that rows of a relation with this
+ * descriptor must always store (invariant T1): up to the last column that
+ * has a non-NULL missing value.  Were such a column's NULL left out of a
+ * row, readers would return the fast default in its place.  This is the one
+ * place the rule is written; see slim_missing_natts_upto().
+ */
+int
+slim_missing_natts(TupleDesc tupdesc)
+{
+	return slim_missing_natts_upto(tupdesc, tupdesc->natts);
+}
+
+/*
+ * The same floor for a row whose attributes after the first natts do not
+ * count: the last of the first natts columns that has a non-NULL missing
+ * value, or 0.
+ */
+int
+slim_missing_natts_upto(TupleDesc tupdesc, int natts)
+{
+	AttrMissing *missing;
+	int			i;
+
+	if (tupdesc->constr == NULL || tupdesc->constr->missing == NULL)
+		return 0;
+
+	missing = tupdesc->constr->missing;
+	for (i = Min(natts, tupdesc->natts) - 1; i >= 0; i--)
+	{
+		if (missing[i].am_present)
+			return i + 1;
+	}
+	return 0;
+}
+
+/*
+ * How many attributes a row must store: through its last non-NULL attribute,
+ * and never fewer than min_natts (see slim_missing_natts).
+ */
+int
+slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
+{
+	int			natts = tupdesc->natts;
+
+	/*
+	 * Wide sparse rows end in hundreds of NULLs: skip them eight flags at a
+	 * time while all eight are plain "true".  Anything else is decided one
+	 * flag at a time below.
+	 */
+	while (natts - 8 >= min_natts)
+	{
+		uint64		flags;
+
+		memcpy(&flags, &isnull[natts - 8], sizeof(flags));
+		if (flags != UINT64CONST(0x0101010101010101))
+			break;
+		natts -= 8;
+	}
+	while (natts > min_natts && isnull[natts - 1])
+		natts--;
+	return natts;
+}
+
+
+/*
+ * Where the data of attributes [from, to) (or of attnums[from .. to - 1])
+ * ends when it starts at offset off of a row's MAXALIGNed data area, laid out the way heap_fill_tuple() lays
+ * values out.  *hasnull is set when one of them is NULL, *external when one
+ * is a TOAST pointer, *toastable when one is a varlena the toaster could
+ * compress or move out of line.
+ */
+Size
+slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+			   int from, int to, const int16 *attnums, Size off,
+			   bool *hasnull, bool *external, bool *toastable)
+{
+	Size		len = off;
+	int			k;
+
+	*hasnull = false;
+	*external = false;
+	*toastable = false;
+	for (k = from; k < to; k++)
+	{
+		int			i = attnums != NULL ? attnums[k] : k;
+		Form_pg_attribute att;
+		Pointer		val;
+
+		if (isnull[i])
+		{
+			*hasnull = true;
+			continue;
+		}
+		att = TupleDescAttr(tupdesc, i);
+		val = DatumGetPointer(values[i]);
+
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL(val) &&
+			!VARATT_IS_EXTERNAL_EXPANDED(val))
+			*external = true;
+		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
+		{
+			*toastable = true;
+			/* stored with a 1-byte header, unaligned */
+			if (VARATT_CAN_MAKE_SHORT(val))
+			{
+				len += VARATT_CONVERTED_SHORT_SIZE(val);
+				continue;
+			}
+		}
+		if (att->attlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(val))
+		{
+			/* flattened into the row */
+			len = att_align_nominal(len, att->attalign);
+			len += EOH_get_flat_size(DatumGetEOHP(values[i]));
+			continue;
+		}
+		len = att_align_datum(len, att->attalign, att->attlen, values[i]);
+		len = att_addlength_datum(len, att->attlen, values[i]);
+	}
+	return len;
+}
+
+/*
+ * Write the values of attributes [from, to) (or of attnums[from .. to - 1])
+ * at offset off of start (zeroed,
+ * MAXALIGNed memory of the size slim_data_size() gave), byte for byte as
+ * heap does, and the flags that describe them into *infomask.  Returns
+ * where they end.
+ */
+Size
+slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+			   int from, int to, const int16 *attnums, char *start, Size off,
+			   uint16 *infomask)
+{
+	char	   *data = start + off;
+	int			k;
+
+	for (k = from; k < to; k++)
+	{
+		int			i = attnums != NULL ? attnums[k] : k;
+		Form_pg_attribute att;
+		Pointer		val;
+		Size		len;
+
+		if (isnull[i])
+			continue;
+		att = TupleDescAttr(tupdesc, i);
+		val = DatumGetPointer(values[i]);
+
+		if (att->attbyval)
+		{
+			/* alignment is relative to the MAXALIGNed start of the data */
+			data = start + att_align_nominal(data - start, att->attalign);
+			store_att_byval(data, values[i], att->attlen);
+			len = att->attlen;
+		}
+		else if (att->attlen == -1)
+		{
+			*infomask |= HEAP_HASVARWIDTH;
+			if (VARATT_IS_EXTERNAL_EXPANDED(val))
+			{
+				ExpandedObjectHeader *eoh = DatumGetEOHP(values[i]);
+
+				data = start + att_align_nominal(data - start, att->attalign);
+				len = EOH_get_flat_size(eoh);
+				EOH_flatten_into(eoh, data, len);
+			}
+			else if (VARATT_IS_EXTERNAL(val))
+			{
+				/* a TOAST pointer: copied as it is, unaligned */
+				*infomask |= HEAP_HASEXTERNAL;
+				len = VARSIZE_EXTERNAL(val);
+				memcpy(data, val, len);
+			}
+			else if (VARATT_IS_SHORT(val))
+			{
+				len = VARSIZE_SHORT(val);
+				memcpy(data, val, len);
+			}
+			else if (att->attstorage != TYPSTORAGE_PLAIN &&
+					 VARATT_CAN_MAKE_SHORT(val))
+			{
+				/* give the value the 1-byte header heap gives it */
+				len = VARATT_CONVERTED_SHORT_SIZE(val);
+				SET_VARSIZE_SHORT(data, len);
+				memcpy(data + 1, VARDATA(val), len - 1);
+			}
+			else
+			{
+				data = start + att_align_nominal(data - start, att->attalign);
+				len = VARSIZE(val);
+				memcpy(data, val, len);
+			}
+		}
+		else if (att->attlen == -2)
+		{
+			/* cstring */
+			*infomask |= HEAP_HASVARWIDTH;
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = strlen(val) + 1;
+			memcpy(data, val, len);
+		}
+		else
+		{
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = att->attlen;
+			memcpy(data, val, len);
+		}
+		data += len;
+	}
+	return data - start;
+}
+
+/*
+ * The size of a row that stores its first stored_natts attributes in heap's
+ * layout: data length, header length (with a bitmap when one is NULL), and
+ * whether a value is external or toastable.
+ */
+void
+slim_measure_row(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+				 int stored_natts, SlimRowSize *size)
+{
+	Size		hoff = offsetof(HeapTupleHeaderData, t_bits);
+
+	size->data_len = slim_data_size(tupdesc, values, isnull, 0, stored_natts,
+									NULL, 0, &size->hasnull, &size->external,
+									&size->toastable);
+	if (size->hasnull)
+		hoff += BITMAPLEN(stored_natts);
+	size->hoff = MAXALIGN(hoff);
+}
+
+/*
+ * A zeroed tuple of len bytes whose header stores natts attributes, with
+ * hoff and, when hasnull, the bitmap of the first natts flags of isnull.
+ * The caller fills in the data.
+ */
+HeapTuple
+slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff, Size len,
+				 bool hasnull, const bool *isnull)
+{
+	HeapTuple	tuple;
+	HeapTupleHeader td;
+	int			i;
+
+	tuple = (HeapTuple) palloc0(HEAPTUPLESIZE + len);
+	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+	tuple->t_data = td;
+	tuple->t_len = len;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
+
+	/*
+	 * slim_tuple_set_datum() fills in the composite-datum fields (length,
+	 * type, typmod and, on 15.20 and later 15.x, the version of a versioned
+	 * row type) and may read natts from the header, so natts goes first.
+	 */
+	HeapTupleHeaderSetNatts(td, natts);
+	td->t_hoff = hoff;
+	slim_tuple_set_datum(td, tupdesc, len);
+
+	td->t_infomask &= ~(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL);
+	if (hasnull)
+	{
+		td->t_infomask |= HEAP_HASNULL;
+		/* palloc0 left every bit 0 (NULL): set those of the values */
+		for (i = 0; i < natts; i++)
+		{
+			if (!isnull[i])
+				td->t_bits[i >> 3] |= 1 << (i & 7);
+		}
+	}
+	return tuple;
+}
