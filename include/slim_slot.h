@@ -25,6 +25,7 @@ typedef struct SlimTupleTableSlot
 	int			floor_natts;	/* slim_missing_natts() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
+	SlimNullBitmap ops_mode;	/* the mode of the slot's ops table */
 
 	/*
 	 * The form the owned tuple was given: mode and floor (min_natts), or

@@ -52,14 +52,13 @@ static struct
 	int			prefix_natts;
 }			slim_next_slot;
 
+/* a compress slot that does not know its floor yet forms truncated rows */
 static inline SlimNullBitmap
-slim_slot_mode(TupleTableSlot *slot)
+slim_slot_mode(SlimTupleTableSlot *sslot)
 {
-	if (slot->tts_ops == &TTSOpsSlimCompress)
-		return ((SlimTupleTableSlot *) slot)->prefix_natts >= 0 ?
-			SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
-	return slot->tts_ops == &TTSOpsSlimFull ?
-		SLIM_NULL_BITMAP_FULL : SLIM_NULL_BITMAP_TRUNCATE;
+	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS && sslot->prefix_natts < 0)
+		return SLIM_NULL_BITMAP_TRUNCATE;
+	return sslot->ops_mode;
 }
 
 /* the former of a slot's materialize and copyslot */
@@ -69,7 +68,7 @@ slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 {
 	slim_rows_formed++;
 	return slim_form_tuple(desc, values, isnull,
-						   slim_slot_mode(&sslot->base.base.base),
+						   slim_slot_mode(sslot),
 						   sslot->floor_natts, sslot->prefix_natts);
 }
 
@@ -138,7 +137,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
  * descriptor.
  */
 static void
-tts_slim_init(TupleTableSlot *slot)
+tts_slim_init(TupleTableSlot *slot, SlimNullBitmap mode)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 	TupleTableSlot *reader = &sslot->reader_data.base.base;
@@ -163,7 +162,8 @@ tts_slim_init(TupleTableSlot *slot)
 	sslot->formed_floor = -1;
 	sslot->prefix_natts = -1;
 	sslot->attinfo = NULL;
-	if (slot->tts_ops == &TTSOpsSlimCompress &&
+	sslot->ops_mode = mode;
+	if (mode == SLIM_NULL_BITMAP_COMPRESS &&
 		slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
 		sslot->prefix_natts = slim_next_slot.prefix_natts;
@@ -309,7 +309,7 @@ tts_slim_materialize(TupleTableSlot *slot)
 		tuple = heap_copytuple(SLIM_TUPLE(sslot));
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(sslot, tuple, slim_slot_mode(slot), floor,
+	slim_slot_store_owned(sslot, tuple, slim_slot_mode(sslot), floor,
 						  sslot->prefix_natts);
 }
 
@@ -359,7 +359,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	TupleDesc	desc = dstslot->tts_tupleDescriptor;
 	HeapTuple	source = NULL;
 	HeapTuple	tuple;
-	SlimNullBitmap mode = slim_slot_mode(dstslot);
+	SlimNullBitmap mode = slim_slot_mode(dst);
 	MemoryContext oldcxt;
 
 	if (srcslot->tts_tupleDescriptor->natts != desc->natts)
@@ -521,12 +521,30 @@ tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
 /*
  * One ops table per mode, so that a slot knows the form it materializes
  * rows in without knowing its relation (table_slot_create() tells it
- * nothing else).
+ * nothing else); its init writes the mode into the slot.
  */
-#define SLIM_SLOT_OPS \
+static void
+tts_slim_init_truncate(TupleTableSlot *slot)
+{
+	tts_slim_init(slot, SLIM_NULL_BITMAP_TRUNCATE);
+}
+
+static void
+tts_slim_init_full(TupleTableSlot *slot)
+{
+	tts_slim_init(slot, SLIM_NULL_BITMAP_FULL);
+}
+
+static void
+tts_slim_init_compress(TupleTableSlot *slot)
+{
+	tts_slim_init(slot, SLIM_NULL_BITMAP_COMPRESS);
+}
+
+#define SLIM_SLOT_OPS(init_mode) \
 { \
 	.base_slot_size = sizeof(SlimTupleTableSlot), \
-	.init = tts_slim_init, \
+	.init = init_mode, \
 	.release = tts_slim_release, \
 	.clear = tts_slim_clear, \
 	.getsomeattrs = tts_slim_getsomeattrs, \
@@ -540,9 +558,9 @@ tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
 	.copy_minimal_tuple = tts_slim_copy_minimal_tuple \
 }
 
-const TupleTableSlotOps TTSOpsSlimTruncate = SLIM_SLOT_OPS;
-const TupleTableSlotOps TTSOpsSlimFull = SLIM_SLOT_OPS;
-const TupleTableSlotOps TTSOpsSlimCompress = SLIM_SLOT_OPS;
+const TupleTableSlotOps TTSOpsSlimTruncate = SLIM_SLOT_OPS(tts_slim_init_truncate);
+const TupleTableSlotOps TTSOpsSlimFull = SLIM_SLOT_OPS(tts_slim_init_full);
+const TupleTableSlotOps TTSOpsSlimCompress = SLIM_SLOT_OPS(tts_slim_init_compress);
 
 /* slot_callbacks: the ops of rel's mode (and, for compress, its floor) */
 const TupleTableSlotOps *
@@ -620,7 +638,7 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(slot));
 
 	/* a compress slot forms its next rows with its relation's floor */
-	if (slot->tts_ops == &TTSOpsSlimCompress)
+	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS)
 		sslot->prefix_natts = info->prefix_natts;
 
 	/* formed for this already (materialized or copied into the slot) */
