@@ -68,20 +68,13 @@ extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
 extern void slim_init_write_routine(TableAmRoutine *routine);
 extern void slim_init_read_routine(TableAmRoutine *routine);
 
-/* slim_am_read.c: heap's index-build scans run with heap's routine */
+/* slim_heap_borrow.c: heap's index-build scans run with heap's routine */
 extern const TableAmRoutine *slim_borrow_heap_routine(Relation rel);
 extern void slim_return_heap_routine(Relation rel, const TableAmRoutine *own);
+extern void slim_heap_borrow_init(void);
 
 /* slim_index_build.c */
-struct IndexInfo;
-extern double slim_index_build_scan(const TableAmRoutine *heap_routine,
-									Relation rel, Relation index,
-									struct IndexInfo *index_info,
-									bool allow_sync, bool anyvisible,
-									bool progress, BlockNumber start_blockno,
-									BlockNumber numblocks,
-									IndexBuildCallback callback,
-									void *callback_state, TableScanDesc scan);
+extern void slim_init_index_routine(TableAmRoutine *routine);
 extern void slim_index_build_init(void);
 
 /* slim_relinfo.c */
@@ -115,8 +108,9 @@ extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 /* slim_toast_am.c: TOAST tables of heap's access method */
 extern Oid	slim_relation_toast_am(Relation rel);
 
-/* slimheap_am.c */
-extern bool slim_is_slimheap_relation(Relation rel);
+/* slim_routine.c: slimheap_am.c registers the routine it made */
+extern void slim_set_routine(const TableAmRoutine *routine);
 extern const TableAmRoutine *slim_get_routine(void);
+extern bool slim_is_slimheap_relation(Relation rel);
 
 #endif							/* SLIMHEAP_H */

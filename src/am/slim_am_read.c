@@ -2,7 +2,7 @@
  *
  * slim_am_read.c
  *	  slimheap's read callbacks: heap's own, filling slimheap's slot through
- *	  its reader, and heap's index-build scans.
+ *	  its reader.
  *
  * Rows are heap tuples, so heap reads them.  But heap stores what it reads
  * only into buffer-heap slots (ExecStoreBufferHeapTuple refuses any other),
@@ -10,11 +10,12 @@
  * shows the reader's tuple in the slot (slim_slot.c): a few stores per row,
  * no copy, no extra buffer pin.  Slots of other types go to heap as they are.
  *
- * heap's index-build scans use heap_getnext(), which refuses any relation
- * whose rd_tableam is not heap's routine.  They run with the relation's
- * rd_tableam pointed at heap's routine; a relcache rebuild in the middle of
- * the build (a concurrent GRANT, the first lock on the TOAST table) would
- * set it back to ours, so a relcache callback points it at heap's again.
+ * The index-build scans are slim_index_build.c's.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_am_read.c
  *
  *-------------------------------------------------------------------------
  */
@@ -23,7 +24,6 @@
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "executor/tuptable.h"
-#include "utils/inval.h"
 
 #include "slim_slot.h"
 #include "slimheap.h"
@@ -158,92 +158,9 @@ slim_scan_sample_next_tuple(TableScanDesc scan,
 	return found;
 }
 
-/*
- * Relations of this backend whose index build runs with heap's routine.
- * Builds nest only when an index expression builds another index, so a
- * handful is plenty.
- */
-#define SLIM_MAX_BORROWS 8
-static Relation borrowed[SLIM_MAX_BORROWS];
-static int	nborrowed = 0;
-
-/*
- * Runs after the relcache has processed an invalidation of relid (all
- * relations when InvalidOid), by which time a rebuilt entry has our routine
- * again.  The entry keeps its address across a rebuild.
- */
-static void
-slim_rebind_borrowed(Datum arg, Oid relid)
-{
-	int			i;
-
-	for (i = 0; i < nborrowed; i++)
-	{
-		if (relid == InvalidOid || RelationGetRelid(borrowed[i]) == relid)
-			borrowed[i]->rd_tableam = heap_routine;
-	}
-}
-
-/* point rel's rd_tableam at heap's routine; returns the routine it had */
-const TableAmRoutine *
-slim_borrow_heap_routine(Relation rel)
-{
-	const TableAmRoutine *own = rel->rd_tableam;
-
-	if (nborrowed >= SLIM_MAX_BORROWS)
-		elog(ERROR, "too many nested index builds on slimheap tables");
-	borrowed[nborrowed++] = rel;
-	rel->rd_tableam = heap_routine;
-	return own;
-}
-
-void
-slim_return_heap_routine(Relation rel, const TableAmRoutine *own)
-{
-	Assert(nborrowed > 0 && borrowed[nborrowed - 1] == rel);
-	nborrowed--;
-	rel->rd_tableam = own;
-}
-
-/* heap's scan, seeing rows as they are (slim_index_build.c) */
-static double
-slim_index_build_range_scan(Relation table_rel, Relation index_rel,
-							struct IndexInfo *index_info, bool allow_sync,
-							bool anyvisible, bool progress,
-							BlockNumber start_blockno, BlockNumber numblocks,
-							IndexBuildCallback callback, void *callback_state,
-							TableScanDesc scan)
-{
-	return slim_index_build_scan(heap_routine, table_rel, index_rel,
-								 index_info, allow_sync, anyvisible, progress,
-								 start_blockno, numblocks, callback,
-								 callback_state, scan);
-}
-
-static void
-slim_index_validate_scan(Relation table_rel, Relation index_rel,
-						 struct IndexInfo *index_info, Snapshot snapshot,
-						 struct ValidateIndexState *state)
-{
-	const TableAmRoutine *own = slim_borrow_heap_routine(table_rel);
-
-	PG_TRY();
-	{
-		heap_routine->index_validate_scan(table_rel, index_rel, index_info,
-										  snapshot, state);
-	}
-	PG_FINALLY();
-	{
-		slim_return_heap_routine(table_rel, own);
-	}
-	PG_END_TRY();
-}
-
 void
 slim_init_read_routine(TableAmRoutine *routine)
 {
-	static bool callback_registered = false;
-
 	heap_routine = GetHeapamTableAmRoutine();
 
 	routine->scan_getnextslot = slim_scan_getnextslot;
@@ -255,12 +172,4 @@ slim_init_read_routine(TableAmRoutine *routine)
 	routine->scan_analyze_next_tuple = slim_scan_analyze_next_tuple;
 	routine->scan_bitmap_next_tuple = slim_scan_bitmap_next_tuple;
 	routine->scan_sample_next_tuple = slim_scan_sample_next_tuple;
-	routine->index_build_range_scan = slim_index_build_range_scan;
-	routine->index_validate_scan = slim_index_validate_scan;
-
-	if (!callback_registered)
-	{
-		CacheRegisterRelcacheCallback(slim_rebind_borrowed, (Datum) 0);
-		callback_registered = true;
-	}
 }

@@ -259,11 +259,11 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 /*
  * index_build_range_scan: heap's scan, with rd_tableam pointed at heap's
- * routine (slim_am_read.c), through slim_build_callback().  The scan is made
+ * routine (slim_heap_borrow.c), through slim_build_callback().  The scan is made
  * here when the caller gives none, as heap would make it, so that the
  * callback sees the row heap is at.
  */
-double
+static double
 slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 					  Relation index, IndexInfo *index_info, bool allow_sync,
 					  bool anyvisible, bool progress, BlockNumber start_blockno,
@@ -379,6 +379,40 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	FreeExecutorState(bs.estate);
 	bms_free(bs.attrs);
 	return ntuples;
+}
+
+/* heap's scan, seeing rows as they are */
+static double
+slim_index_build_range_scan(Relation table_rel, Relation index_rel,
+							struct IndexInfo *index_info, bool allow_sync,
+							bool anyvisible, bool progress,
+							BlockNumber start_blockno, BlockNumber numblocks,
+							IndexBuildCallback callback, void *callback_state,
+							TableScanDesc scan)
+{
+	return slim_index_build_scan(GetHeapamTableAmRoutine(), table_rel, index_rel,
+								 index_info, allow_sync, anyvisible, progress,
+								 start_blockno, numblocks, callback,
+								 callback_state, scan);
+}
+
+static void
+slim_index_validate_scan(Relation table_rel, Relation index_rel,
+						 struct IndexInfo *index_info, Snapshot snapshot,
+						 struct ValidateIndexState *state)
+{
+	const TableAmRoutine *own = slim_borrow_heap_routine(table_rel);
+
+	PG_TRY();
+	{
+		GetHeapamTableAmRoutine()->index_validate_scan(table_rel, index_rel, index_info,
+										  snapshot, state);
+	}
+	PG_FINALLY();
+	{
+		slim_return_heap_routine(table_rel, own);
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -553,8 +587,16 @@ slim_index_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 }
 
 void
+slim_init_index_routine(TableAmRoutine *routine)
+{
+	routine->index_build_range_scan = slim_index_build_range_scan;
+	routine->index_validate_scan = slim_index_validate_scan;
+}
+
+void
 slim_index_build_init(void)
 {
+	slim_heap_borrow_init();
 	prev_utility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = slim_index_utility;
 	prev_relation_info_hook = get_relation_info_hook;

@@ -48,28 +48,18 @@ slim_init_routine(void)
 	slim_routine.slot_callbacks = slim_slot_callbacks;
 	slim_init_read_routine(&slim_routine);
 	slim_init_write_routine(&slim_routine);
+	slim_init_index_routine(&slim_routine);
 	slim_routine.relation_copy_for_cluster = slim_relation_copy_for_cluster;
 	slim_routine.relation_toast_am = slim_relation_toast_am;
+	slim_set_routine(&slim_routine);
 	slim_routine_ready = true;
-}
-
-const TableAmRoutine *
-slim_get_routine(void)
-{
-	slim_init_routine();
-	return &slim_routine;
-}
-
-bool
-slim_is_slimheap_relation(Relation rel)
-{
-	return rel->rd_tableam == &slim_routine;
 }
 
 Datum
 slimheap_tableam_handler(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_POINTER(slim_get_routine());
+	slim_init_routine();
+	PG_RETURN_POINTER(&slim_routine);
 }
 
 /* SHOW slimheap.rows_formed: how many rows this backend formed to store */
@@ -88,7 +78,7 @@ _PG_init(void)
 	static char *rows_formed_dummy = NULL;
 
 	slim_init_routine();
-	slim_options_init(slim_get_routine());
+	slim_options_init(&slim_routine);
 	slim_index_build_init();
 
 	DefineCustomStringVariable("slimheap.rows_formed",
