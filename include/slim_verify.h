@@ -1,9 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * slim_verify.h
- *	  The state slimheap.verify() keeps while it checks a table, shared by
- *	  the page and header checks (slim_verify.c) and the walk over a row's
- *	  values, compressed tail included (slim_verify_values.c).
+ *	  The state slimheap.verify() keeps while it checks a table (made and
+ *	  reported into by slim_verify_state.c), shared by the page checks
+ *	  (slim_verify.c) and the checks of one tuple (slim_verify_values.c).
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  include/slim_verify.h
  *
  *-------------------------------------------------------------------------
  */
@@ -18,13 +23,13 @@
 #include "utils/tuplestore.h"
 
 /* What we remember of each item of the page being checked. */
-typedef struct VerifyItem
+typedef struct SlimVerifyItem
 {
 	bool		sound;			/* header and attributes passed every check */
 	int			natts;			/* attributes it stores, when sound */
-} VerifyItem;
+} SlimVerifyItem;
 
-typedef struct VerifyState
+typedef struct SlimVerifyState
 {
 	Relation	rel;
 	TupleDesc	tupdesc;
@@ -57,18 +62,19 @@ typedef struct VerifyState
 
 	/* the private copy of the current page */
 	PGAlignedBlock page;
-	VerifyItem	items[MaxHeapTuplesPerPage + 1];
-} VerifyState;
+	SlimVerifyItem	items[MaxHeapTuplesPerPage + 1];
+} SlimVerifyState;
 
-/* slim_verify.c */
-extern void verify_report(VerifyState *st, const char *fmt,...)
+/* slim_verify_state.c */
+extern void slim_verify_prepare(SlimVerifyState *st, Relation rel);
+extern void slim_verify_report(SlimVerifyState *st, const char *fmt,...)
 			pg_attribute_printf(2, 3);
-extern VerifyState *slim_verify_checker(Relation rel);
-extern const char *slim_verify_tuple(VerifyState *st, HeapTupleHeader tup,
-									 Size tuplen);
+extern SlimVerifyState *slim_verify_checker(Relation rel);
 
-/* slim_verify_values.c */
-extern bool verify_row_values(VerifyState *st, HeapTupleHeader tup,
-							  Size tuplen, int *stored_natts);
+/* slim_verify_values.c: one tuple's header and values */
+extern bool slim_verify_row(SlimVerifyState *st, HeapTupleHeader tup,
+							Size tuplen, int *natts);
+extern const char *slim_verify_tuple(SlimVerifyState *st, HeapTupleHeader tup,
+									 Size tuplen);
 
 #endif							/* SLIM_VERIFY_H */

@@ -158,7 +158,7 @@ typedef struct SlimEstimate
 	TupleDesc	desc;
 	int			min_natts;		/* the T1 floor conversion would apply */
 	int			prefix_natts;	/* compress: the C1 prefix floor */
-	VerifyState *checker;		/* verify()'s checks of each row */
+	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;
 	SlimInspectPage *page;		/* the page being read */

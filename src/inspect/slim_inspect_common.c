@@ -215,7 +215,7 @@ slim_inspect_read_page(Relation rel, BlockNumber blkno,
  * error that names it.
  */
 HeapTupleHeader
-slim_inspect_row(VerifyState *checker, SlimInspectPage *page, OffsetNumber off,
+slim_inspect_row(SlimVerifyState *checker, SlimInspectPage *page, OffsetNumber off,
 				 Size *len)
 {
 	ItemId		itemid = PageGetItemId(page->copy.data, off);

@@ -104,7 +104,7 @@ typedef struct SlimStatsScan
 {
 	Relation	rel;
 	int			min_natts;		/* the T1 floor of the truncate form */
-	VerifyState *checker;		/* verify()'s checks of each row */
+	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Datum	   *values;
 	bool	   *isnull;
 } SlimStatsScan;

@@ -12,8 +12,9 @@
  * bounds-checked against the page or the tuple, so arbitrary garbage produces
  * report rows, never a crash and never an error.
  *
- * The walk over each tuple's values, the compressed tail of a compress-mode
- * row included, is in slim_verify_values.c.
+ * The checks of one tuple (its header, then the walk over its values, the
+ * compressed tail of a compress-mode row included) are slim_verify_values.c;
+ * the state and its report, slim_verify_state.c.
  *
  * Invariant T1 (a row stores every attribute up to the last column with a
  * fast default) depends on when a row was formed relative to the ADD COLUMN,
@@ -44,54 +45,6 @@
 #include "slim_verify.h"
 
 PG_FUNCTION_INFO_V1(slimheap_verify);
-
-/* the other t_infomask2 bit PostgreSQL leaves free (htup_details.h) */
-#define SLIM_UNUSED_INFOMASK2	0x1000
-
-#define VERIFY_COLUMNS			3
-
-/*
- * Report one problem at the current position.  A state without a result set
- * (slim_verify_checker()) keeps the first problem of the tuple instead.
- */
-void
-verify_report(VerifyState *st, const char *fmt,...)
-{
-	Datum		values[VERIFY_COLUMNS];
-	bool		nulls[VERIFY_COLUMNS] = {false, false, false};
-	StringInfoData msg;
-
-	if (st->tupstore == NULL && st->problem != NULL)
-		return;
-
-	initStringInfo(&msg);
-	for (;;)
-	{
-		va_list		args;
-		int			needed;
-
-		va_start(args, fmt);
-		needed = appendStringInfoVA(&msg, fmt, args);
-		va_end(args);
-		if (needed == 0)
-			break;
-		enlargeStringInfo(&msg, needed);
-	}
-	if (st->tupstore == NULL)
-	{
-		st->problem = msg.data;
-		return;
-	}
-
-	values[0] = Int64GetDatum((int64) st->blkno);
-	if (OffsetNumberIsValid(st->offnum))
-		values[1] = Int32GetDatum((int32) st->offnum);
-	else
-		nulls[1] = true;
-	values[2] = CStringGetTextDatum(msg.data);
-	tuplestore_putvalues(st->tupstore, st->retdesc, values, nulls);
-	pfree(msg.data);
-}
 
 /*
  * Open the relation and refuse what cannot be verified, with an error that
@@ -130,38 +83,12 @@ verify_open_relation(Oid relid)
 	return rel;
 }
 
-static void
-verify_prepare(VerifyState *st, Relation rel)
-{
-	TupleDesc	tupdesc = RelationGetDescr(rel);
-	int			n;
-
-	st->rel = rel;
-	st->tupdesc = tupdesc;
-	st->relnatts = tupdesc->natts;
-	st->toastrelid = rel->rd_rel->reltoastrelid;
-	st->is_slimheap = slim_is_slimheap_relation(rel);
-	st->isnull = palloc0(Max(st->relnatts, 1) * sizeof(bool));
-	st->values = palloc0(Max(st->relnatts, 1) * sizeof(Datum));
-	st->positions = palloc0(Max(st->relnatts, 1) * sizeof(int16));
-	st->ordered = palloc0(Max(st->relnatts, 1) * sizeof(int16));
-
-	/* the writers' own rule (slim_tuple.c), for every stored natts */
-	st->any_missing = slim_missing_natts(tupdesc) > 0;
-	st->floor_below = palloc0((st->relnatts + 1) * sizeof(int));
-	if (st->any_missing)
-	{
-		for (n = 1; n <= st->relnatts; n++)
-			st->floor_below[n] = slim_missing_natts_upto(tupdesc, n);
-	}
-}
-
 /*
  * The page header must describe a layout that fits the block; otherwise
  * none of its line pointers can be trusted.
  */
 static bool
-verify_page_header(VerifyState *st, Page page)
+verify_page_header(SlimVerifyState *st, Page page)
 {
 	PageHeader	ph = (PageHeader) page;
 
@@ -170,7 +97,7 @@ verify_page_header(VerifyState *st, Page page)
 		ph->pd_upper > ph->pd_special ||
 		ph->pd_special != BLCKSZ)
 	{
-		verify_report(st, "page header is invalid: pd_lower %u, pd_upper %u, pd_special %u",
+		slim_verify_report(st, "page header is invalid: pd_lower %u, pd_upper %u, pd_special %u",
 					  ph->pd_lower, ph->pd_upper, ph->pd_special);
 		return false;
 	}
@@ -178,85 +105,10 @@ verify_page_header(VerifyState *st, Page page)
 }
 
 /*
- * Check one LP_NORMAL item whose storage lies within the page.  Returns true
- * when the tuple is sound; *natts is then the number of attributes it
- * stores (for a row with a compressed tail, its prefix and its tail).
- */
-static bool
-verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
-{
-	uint16		infomask = tup->t_infomask;
-	uint16		infomask2 = tup->t_infomask2;
-	Size		expected_hoff;
-	bool		sound = true;
-
-	*natts = HeapTupleHeaderGetNatts(tup);
-
-	switch (slim_check_tuple_header(tup, tuplen, st->relnatts))
-	{
-		case SLIM_HEADER_HOFF_OUTSIDE:
-		case SLIM_HEADER_HOFF_UNALIGNED:
-			verify_report(st, "t_hoff %u is invalid for a tuple of %zu bytes (must be maximally aligned, at least %zu and at most the tuple length)",
-						  tup->t_hoff, tuplen, (Size) MAXALIGN(SizeofHeapTupleHeader));
-			return false;
-		case SLIM_HEADER_NATTS:
-			verify_report(st, "number of attributes %d exceeds the relation's %d",
-						  *natts, st->relnatts);
-			return false;
-		case SLIM_HEADER_BITMAP:	/* reported below, with t_hoff */
-		case SLIM_HEADER_SOUND:
-			break;
-	}
-
-	expected_hoff = SizeofHeapTupleHeader;
-	if (infomask & HEAP_HASNULL)
-		expected_hoff += BITMAPLEN(*natts);
-	expected_hoff = MAXALIGN(expected_hoff);
-	if (tup->t_hoff != expected_hoff)
-	{
-		if (infomask & HEAP_HASNULL)
-			verify_report(st, "t_hoff %u does not match %d attributes with a NULL bitmap (expected %zu)",
-						  tup->t_hoff, *natts, expected_hoff);
-		else
-			verify_report(st, "t_hoff %u does not match a tuple without a NULL bitmap (expected %zu)",
-						  tup->t_hoff, expected_hoff);
-		return false;
-	}
-
-	if (infomask2 & SLIM_UNUSED_INFOMASK2)
-	{
-		verify_report(st, "unknown t_infomask2 bit 0x%04x is set",
-					  SLIM_UNUSED_INFOMASK2);
-		sound = false;
-	}
-
-	/*
-	 * Combinations of visibility bits that no code writes.  (HEAP_KEYS_UPDATED
-	 * with HEAP_XMAX_LOCK_ONLY is not one: SELECT FOR UPDATE writes it.)
-	 * They do not affect where attributes are, so the walk below still runs.
-	 */
-	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_INVALID))
-	{
-		verify_report(st, "HEAP_XMAX_COMMITTED and HEAP_XMAX_INVALID are both set (the composite-datum marker) on a stored tuple");
-		sound = false;
-	}
-	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_IS_MULTI))
-	{
-		verify_report(st, "multixact xmax is marked committed");
-		sound = false;
-	}
-
-	/* the values, the compressed tail's included (SLIM_HEAP_TAIL) */
-	if (!verify_row_values(st, tup, tuplen, natts))
-		return false;
-	return sound;
-}
-
-/*
  * Check the line pointers and tuples of the page copy in st->page.
  */
 static void
-verify_page_items(VerifyState *st)
+verify_page_items(SlimVerifyState *st)
 {
 	Page		page = st->page.data;
 	PageHeader	ph = (PageHeader) page;
@@ -266,7 +118,7 @@ verify_page_items(VerifyState *st)
 	if (maxoff > MaxHeapTuplesPerPage)
 	{
 		st->offnum = InvalidOffsetNumber;
-		verify_report(st, "page has %u line pointers, more than a heap page can hold (%zu)",
+		slim_verify_report(st, "page has %u line pointers, more than a heap page can hold (%zu)",
 					  maxoff, (Size) MaxHeapTuplesPerPage);
 		maxoff = MaxHeapTuplesPerPage;
 	}
@@ -292,13 +144,13 @@ verify_page_items(VerifyState *st)
 
 					if (target < FirstOffsetNumber || target > maxoff)
 					{
-						verify_report(st, "line pointer redirects to offset %u, outside 1..%u",
+						slim_verify_report(st, "line pointer redirects to offset %u, outside 1..%u",
 									  target, maxoff);
 						continue;
 					}
 					tlp = PageGetItemId(page, target);
 					if (!ItemIdIsNormal(tlp))
-						verify_report(st, "line pointer redirects to offset %u, which holds no tuple",
+						slim_verify_report(st, "line pointer redirects to offset %u, which holds no tuple",
 									  target);
 					continue;
 				}
@@ -309,15 +161,15 @@ verify_page_items(VerifyState *st)
 		switch (slim_check_item_bounds(lp, ph->pd_upper, ph->pd_special))
 		{
 			case SLIM_ITEM_OUTSIDE:
-				verify_report(st, "line pointer to %u..%u lies outside the tuple space %u..%u of the page",
+				slim_verify_report(st, "line pointer to %u..%u lies outside the tuple space %u..%u of the page",
 							  lp_off, lp_off + lp_len, ph->pd_upper, ph->pd_special);
 				continue;
 			case SLIM_ITEM_UNALIGNED:
-				verify_report(st, "line pointer offset %u is not maximally aligned",
+				slim_verify_report(st, "line pointer offset %u is not maximally aligned",
 							  lp_off);
 				continue;
 			case SLIM_ITEM_SHORT:
-				verify_report(st, "line pointer length %u is shorter than a tuple header (%zu)",
+				slim_verify_report(st, "line pointer length %u is shorter than a tuple header (%zu)",
 							  lp_len, (Size) MAXALIGN(SizeofHeapTupleHeader));
 				continue;
 			case SLIM_ITEM_SOUND:
@@ -325,7 +177,7 @@ verify_page_items(VerifyState *st)
 		}
 
 		st->items[off].sound =
-			verify_tuple(st, (HeapTupleHeader) (page + lp_off), lp_len,
+			slim_verify_row(st, (HeapTupleHeader) (page + lp_off), lp_len,
 						 &st->items[off].natts);
 	}
 }
@@ -348,7 +200,7 @@ verify_page_items(VerifyState *st)
  * version's updating xid.
  */
 static void
-verify_update_chains(VerifyState *st)
+verify_update_chains(SlimVerifyState *st)
 {
 	Page		page = st->page.data;
 	OffsetNumber maxoff = Min(PageGetMaxOffsetNumber(page),
@@ -390,39 +242,10 @@ verify_update_chains(VerifyState *st)
 		if (st->items[next].natts < floor)
 		{
 			st->offnum = next;
-			verify_report(st, "tuple stores %d attributes, but column %d has a fast default and the tuple it updates (offset %u) stores it: a NULL left out would read back as the default (invariant T1)",
+			slim_verify_report(st, "tuple stores %d attributes, but column %d has a fast default and the tuple it updates (offset %u) stores it: a NULL left out would read back as the default (invariant T1)",
 						  st->items[next].natts, floor, off);
 		}
 	}
-}
-
-/*
- * For the functions that read rows from shared buffers before they deform
- * them (stats(), estimate()): a state that checks one tuple at a time with
- * verify()'s rules.
- */
-VerifyState *
-slim_verify_checker(Relation rel)
-{
-	VerifyState *st = palloc0(sizeof(VerifyState));
-
-	verify_prepare(st, rel);
-	return st;
-}
-
-/*
- * The first problem verify() would report for the tuple of an item that lies
- * within its page, or NULL when the tuple can be deformed safely.
- */
-const char *
-slim_verify_tuple(VerifyState *st, HeapTupleHeader tup, Size tuplen)
-{
-	int			natts;
-
-	Assert(st->tupstore == NULL);
-	st->problem = NULL;
-	(void) verify_tuple(st, tup, tuplen, &natts);
-	return st->problem;
 }
 
 Datum
@@ -430,7 +253,7 @@ slimheap_verify(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	VerifyState *st;
+	SlimVerifyState *st;
 	BufferAccessStrategy strategy;
 	BlockNumber nblocks;
 
@@ -439,10 +262,10 @@ slimheap_verify(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 
-	st = palloc0(sizeof(VerifyState));
+	st = palloc0(sizeof(SlimVerifyState));
 	st->tupstore = rsinfo->setResult;
 	st->retdesc = rsinfo->setDesc;
-	verify_prepare(st, verify_open_relation(relid));
+	slim_verify_prepare(st, verify_open_relation(relid));
 
 	strategy = GetAccessStrategy(BAS_BULKREAD);
 	nblocks = RelationGetNumberOfBlocksInFork(st->rel, MAIN_FORKNUM);

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * slim_verify_values.c
- *	  slimheap.verify(): the walk over the values of one tuple, with every
- *	  step bounds-checked, for heap's standard rows and for the rows of the
- *	  compress mode (a standard prefix and a compressed tail).
+ *	  slimheap.verify(): the checks of one tuple, its header and then the
+ *	  walk over its values, with every step bounds-checked, for heap's
+ *	  standard rows and for the rows of the compress mode (a standard prefix
+ *	  and a compressed tail).
  *
  * The walk is our own, not heap_deform_tuple(): it follows the rules by
  * which PostgreSQL's readers find attributes (alignment, fixed lengths,
@@ -36,7 +37,14 @@
 
 #include "slimheap.h"
 #include "slim_tail.h"
+#include "slim_page_check.h"
 #include "slim_verify.h"
+
+/* the other t_infomask2 bit PostgreSQL leaves free (htup_details.h) */
+#define SLIM_UNUSED_INFOMASK2	0x1000
+
+static bool slim_verify_values(SlimVerifyState *st, HeapTupleHeader tup,
+							   Size tuplen, int *stored_natts);
 
 /* Where a walk over a tuple's data stands. */
 typedef struct VerifyWalk
@@ -54,7 +62,7 @@ typedef struct VerifyWalk
  * Returns false after reporting a problem.
  */
 static bool
-verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
+verify_varlena(SlimVerifyState *st, int attno, const char *ptr, Size avail,
 			   Size *size, bool *external)
 {
 	*external = false;
@@ -67,21 +75,21 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 
 		if (avail < VARHDRSZ_EXTERNAL)
 		{
-			verify_report(st, "attribute %d: TOAST pointer header extends past the end of the tuple",
+			slim_verify_report(st, "attribute %d: TOAST pointer header extends past the end of the tuple",
 						  attno);
 			return false;
 		}
 		tag = VARTAG_1B_E(ptr);
 		if (tag != VARTAG_ONDISK)
 		{
-			verify_report(st, "attribute %d: TOAST pointer has tag %u, but only on-disk pointers (tag %u) can be stored",
+			slim_verify_report(st, "attribute %d: TOAST pointer has tag %u, but only on-disk pointers (tag %u) can be stored",
 						  attno, tag, VARTAG_ONDISK);
 			return false;
 		}
 		*size = VARHDRSZ_EXTERNAL + sizeof(varatt_external);
 		if (*size > avail)
 		{
-			verify_report(st, "attribute %d: TOAST pointer of %zu bytes extends past the end of the tuple (%zu bytes left)",
+			slim_verify_report(st, "attribute %d: TOAST pointer of %zu bytes extends past the end of the tuple (%zu bytes left)",
 						  attno, *size, avail);
 			return false;
 		}
@@ -93,7 +101,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 		if (toast_pointer.va_rawsize < VARHDRSZ ||
 			toast_pointer.va_rawsize > (int32) (VARLENA_EXTSIZE_MASK + VARHDRSZ))
 		{
-			verify_report(st, "attribute %d: TOAST pointer has impossible raw size %d",
+			slim_verify_report(st, "attribute %d: TOAST pointer has impossible raw size %d",
 						  attno, toast_pointer.va_rawsize);
 			return false;
 		}
@@ -103,26 +111,26 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 
 			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
 			{
-				verify_report(st, "attribute %d: TOAST pointer has invalid compression method id %u",
+				slim_verify_report(st, "attribute %d: TOAST pointer has invalid compression method id %u",
 							  attno, cm);
 				return false;
 			}
 		}
 		else if (extsize != toast_pointer.va_rawsize - VARHDRSZ)
 		{
-			verify_report(st, "attribute %d: uncompressed TOAST value has external size %d but raw size %d",
+			slim_verify_report(st, "attribute %d: uncompressed TOAST value has external size %d but raw size %d",
 						  attno, extsize, toast_pointer.va_rawsize);
 			return false;
 		}
 		if (!OidIsValid(st->toastrelid))
 		{
-			verify_report(st, "attribute %d: TOAST pointer found, but the relation has no TOAST table",
+			slim_verify_report(st, "attribute %d: TOAST pointer found, but the relation has no TOAST table",
 						  attno);
 			return false;
 		}
 		if (toast_pointer.va_toastrelid != st->toastrelid)
 		{
-			verify_report(st, "attribute %d: TOAST pointer names TOAST relation %u, but the relation's is %u",
+			slim_verify_report(st, "attribute %d: TOAST pointer names TOAST relation %u, but the relation's is %u",
 						  attno, toast_pointer.va_toastrelid, st->toastrelid);
 			return false;
 		}
@@ -135,7 +143,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 		*size = VARSIZE_1B(ptr);
 		if (*size < VARHDRSZ_SHORT)
 		{
-			verify_report(st, "attribute %d: short varlena has impossible length %zu",
+			slim_verify_report(st, "attribute %d: short varlena has impossible length %zu",
 						  attno, *size);
 			return false;
 		}
@@ -144,7 +152,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 	{
 		if (avail < VARHDRSZ)
 		{
-			verify_report(st, "attribute %d: varlena header extends past the end of the tuple",
+			slim_verify_report(st, "attribute %d: varlena header extends past the end of the tuple",
 						  attno);
 			return false;
 		}
@@ -157,7 +165,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 		}
 		if (*size < VARHDRSZ)
 		{
-			verify_report(st, "attribute %d: varlena has impossible length %zu",
+			slim_verify_report(st, "attribute %d: varlena has impossible length %zu",
 						  attno, *size);
 			return false;
 		}
@@ -168,7 +176,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 
 			if (*size < VARHDRSZ_COMPRESSED || avail < VARHDRSZ_COMPRESSED)
 			{
-				verify_report(st, "attribute %d: compressed varlena of %zu bytes is shorter than its header",
+				slim_verify_report(st, "attribute %d: compressed varlena of %zu bytes is shorter than its header",
 							  attno, *size);
 				return false;
 			}
@@ -176,7 +184,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 			cm = tcinfo >> VARLENA_EXTSIZE_BITS;
 			if (cm != TOAST_PGLZ_COMPRESSION_ID && cm != TOAST_LZ4_COMPRESSION_ID)
 			{
-				verify_report(st, "attribute %d: compressed varlena has invalid compression method id %u",
+				slim_verify_report(st, "attribute %d: compressed varlena has invalid compression method id %u",
 							  attno, cm);
 				return false;
 			}
@@ -185,7 +193,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
 
 	if (*size > avail)
 	{
-		verify_report(st, "attribute %d: varlena of %zu bytes extends past the end of the tuple (%zu bytes left)",
+		slim_verify_report(st, "attribute %d: varlena of %zu bytes extends past the end of the tuple (%zu bytes left)",
 					  attno, *size, avail);
 		return false;
 	}
@@ -200,7 +208,7 @@ verify_varlena(VerifyState *st, int attno, const char *ptr, Size avail,
  * problem.
  */
 static bool
-verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
+verify_walk(SlimVerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
 			bool in_tail)
 {
 	const char *data = w->data;
@@ -220,7 +228,7 @@ verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
 			size = att->attlen;
 			if (off > datalen || size > datalen - off)
 			{
-				verify_report(st, "attribute %d of length %zu at data offset %zu extends past the end of the tuple data (%zu bytes)",
+				slim_verify_report(st, "attribute %d of length %zu at data offset %zu extends past the end of the tuple data (%zu bytes)",
 							  attno, size, off, datalen);
 				return false;
 			}
@@ -236,14 +244,14 @@ verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
 			 */
 			if (off >= datalen)
 			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+				slim_verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
 							  attno, off, datalen);
 				return false;
 			}
 			off = att_align_pointer(off, att->attalign, att->attlen, data + off);
 			if (off >= datalen)
 			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+				slim_verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
 							  attno, off, datalen);
 				return false;
 			}
@@ -252,7 +260,7 @@ verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
 				return false;
 			if (external && in_tail)
 			{
-				verify_report(st, "attribute %d in the compressed tail is a TOAST pointer, which a tail never holds",
+				slim_verify_report(st, "attribute %d in the compressed tail is a TOAST pointer, which a tail never holds",
 							  attno);
 				return false;
 			}
@@ -266,14 +274,14 @@ verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
 			off = att_align_nominal(off, att->attalign);
 			if (off >= datalen)
 			{
-				verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
+				slim_verify_report(st, "attribute %d starts at data offset %zu, past the end of the tuple data (%zu bytes)",
 							  attno, off, datalen);
 				return false;
 			}
 			end = memchr(data + off, '\0', datalen - off);
 			if (end == NULL)
 			{
-				verify_report(st, "attribute %d: cstring is not terminated within the tuple",
+				slim_verify_report(st, "attribute %d: cstring is not terminated within the tuple",
 							  attno);
 				return false;
 			}
@@ -300,7 +308,7 @@ verify_walk(VerifyState *st, VerifyWalk *w, const int16 *attnums, int n,
  * problem.
  */
 static bool
-verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
+verify_tail(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 			VerifyWalk *w, int *stored_natts)
 {
 	SlimTailInfo info;
@@ -311,20 +319,20 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 	/* heap's readers would take the tail for bytes past the row's data */
 	if (!st->is_slimheap)
 	{
-		verify_report(st, "compressed-tail marker (t_infomask2 0x%04x) set on a row of a table that is not slimheap",
+		slim_verify_report(st, "compressed-tail marker (t_infomask2 0x%04x) set on a row of a table that is not slimheap",
 					  SLIM_HEAP_TAIL);
 		return false;
 	}
 	if (tup->t_infomask & HEAP_HASEXTERNAL)
 	{
-		verify_report(st, "HEAP_HASEXTERNAL is set on a row with a compressed tail, which never holds TOAST pointers");
+		slim_verify_report(st, "HEAP_HASEXTERNAL is set on a row with a compressed tail, which never holds TOAST pointers");
 		return false;
 	}
 
 	problem = slim_check_tail(tup, (uint32) tuplen, st->tupdesc, &info);
 	if (problem != NULL)
 	{
-		verify_report(st, "compressed tail is invalid: %s", problem);
+		slim_verify_report(st, "compressed tail is invalid: %s", problem);
 		return false;
 	}
 
@@ -332,7 +340,7 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 	if (info.prefix_natts != natts || info.tail_off != w->off ||
 		info.stored_natts <= natts || info.stored_natts > st->relnatts)
 	{
-		verify_report(st, "compressed tail of attributes %d..%d at data offset %u does not follow a prefix of %d attributes ending at data offset %zu",
+		slim_verify_report(st, "compressed tail of attributes %d..%d at data offset %u does not follow a prefix of %d attributes ending at data offset %zu",
 					  info.prefix_natts + 1, info.stored_natts, info.tail_off,
 					  natts, w->off);
 		return false;
@@ -346,7 +354,7 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 	}
 	if (st->isnull[info.stored_natts - 1] || nvalues != info.nvalues)
 	{
-		verify_report(st, "NULL map of the compressed tail (%s) gives %d values for attributes %d..%d, the last %s, but the tail declares %d",
+		slim_verify_report(st, "NULL map of the compressed tail (%s) gives %d values for attributes %d..%d, the last %s, but the tail declares %d",
 					  slim_tail_encoding_name(info.encoding), nvalues,
 					  natts + 1, info.stored_natts,
 					  st->isnull[info.stored_natts - 1] ? "NULL" : "set",
@@ -361,7 +369,7 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 		return false;
 	if (w->off != info.end_off)
 	{
-		verify_report(st, "values of the compressed tail end at data offset %zu, but its decoder ends them at %u",
+		slim_verify_report(st, "values of the compressed tail end at data offset %zu, but its decoder ends them at %u",
 					  w->off, info.end_off);
 		return false;
 	}
@@ -379,7 +387,7 @@ verify_tail(VerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
  * Returns false after reporting a problem.
  */
 static bool
-verify_tail_shorter(VerifyState *st, HeapTupleHeader tup, Size tuplen,
+verify_tail_shorter(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen,
 					int stored_natts)
 {
 	HeapTupleData tuple;
@@ -402,7 +410,7 @@ verify_tail_shorter(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 
 	if (MAXALIGN(tuplen) >= MAXALIGN(truncate_len))
 	{
-		verify_report(st, "row with a compressed tail takes %zu bytes on the page, not fewer than its truncate form's %zu (invariant C4)",
+		slim_verify_report(st, "row with a compressed tail takes %zu bytes on the page, not fewer than its truncate form's %zu (invariant C4)",
 					  (Size) MAXALIGN(tuplen), (Size) MAXALIGN(truncate_len));
 		return false;
 	}
@@ -416,8 +424,8 @@ verify_tail_shorter(VerifyState *st, HeapTupleHeader tup, Size tuplen,
  * tuple does.  Sets *stored_natts to the attributes the row stores.
  * Returns false after reporting a problem.
  */
-bool
-verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
+static bool
+slim_verify_values(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen,
 				  int *stored_natts)
 {
 	int			natts = HeapTupleHeaderGetNatts(tup);
@@ -448,7 +456,7 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 
 	if (w.off != w.datalen)
 	{
-		verify_report(st, "tuple data is %zu bytes, but its %d attributes end at %zu bytes",
+		slim_verify_report(st, "tuple data is %zu bytes, but its %d attributes end at %zu bytes",
 					  w.datalen, *stored_natts, w.off);
 		return false;
 	}
@@ -459,12 +467,12 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 	 */
 	if (w.saw_varwidth && !(tup->t_infomask & HEAP_HASVARWIDTH))
 	{
-		verify_report(st, "variable-width attribute stored, but HEAP_HASVARWIDTH is not set");
+		slim_verify_report(st, "variable-width attribute stored, but HEAP_HASVARWIDTH is not set");
 		return false;
 	}
 	if (w.saw_external && !(tup->t_infomask & HEAP_HASEXTERNAL))
 	{
-		verify_report(st, "TOAST pointer stored, but HEAP_HASEXTERNAL is not set");
+		slim_verify_report(st, "TOAST pointer stored, but HEAP_HASEXTERNAL is not set");
 		return false;
 	}
 
@@ -473,4 +481,94 @@ verify_row_values(VerifyState *st, HeapTupleHeader tup, Size tuplen,
 		!verify_tail_shorter(st, tup, tuplen, *stored_natts))
 		return false;
 	return true;
+}
+
+/*
+ * Check one LP_NORMAL item whose storage lies within the page.  Returns true
+ * when the tuple is sound; *natts is then the number of attributes it
+ * stores (for a row with a compressed tail, its prefix and its tail).
+ */
+bool
+slim_verify_row(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen, int *natts)
+{
+	uint16		infomask = tup->t_infomask;
+	uint16		infomask2 = tup->t_infomask2;
+	Size		expected_hoff;
+	bool		sound = true;
+
+	*natts = HeapTupleHeaderGetNatts(tup);
+
+	switch (slim_check_tuple_header(tup, tuplen, st->relnatts))
+	{
+		case SLIM_HEADER_HOFF_OUTSIDE:
+		case SLIM_HEADER_HOFF_UNALIGNED:
+			slim_verify_report(st, "t_hoff %u is invalid for a tuple of %zu bytes (must be maximally aligned, at least %zu and at most the tuple length)",
+						  tup->t_hoff, tuplen, (Size) MAXALIGN(SizeofHeapTupleHeader));
+			return false;
+		case SLIM_HEADER_NATTS:
+			slim_verify_report(st, "number of attributes %d exceeds the relation's %d",
+						  *natts, st->relnatts);
+			return false;
+		case SLIM_HEADER_BITMAP:	/* reported below, with t_hoff */
+		case SLIM_HEADER_SOUND:
+			break;
+	}
+
+	expected_hoff = SizeofHeapTupleHeader;
+	if (infomask & HEAP_HASNULL)
+		expected_hoff += BITMAPLEN(*natts);
+	expected_hoff = MAXALIGN(expected_hoff);
+	if (tup->t_hoff != expected_hoff)
+	{
+		if (infomask & HEAP_HASNULL)
+			slim_verify_report(st, "t_hoff %u does not match %d attributes with a NULL bitmap (expected %zu)",
+						  tup->t_hoff, *natts, expected_hoff);
+		else
+			slim_verify_report(st, "t_hoff %u does not match a tuple without a NULL bitmap (expected %zu)",
+						  tup->t_hoff, expected_hoff);
+		return false;
+	}
+
+	if (infomask2 & SLIM_UNUSED_INFOMASK2)
+	{
+		slim_verify_report(st, "unknown t_infomask2 bit 0x%04x is set",
+					  SLIM_UNUSED_INFOMASK2);
+		sound = false;
+	}
+
+	/*
+	 * Combinations of visibility bits that no code writes.  (HEAP_KEYS_UPDATED
+	 * with HEAP_XMAX_LOCK_ONLY is not one: SELECT FOR UPDATE writes it.)
+	 * They do not affect where attributes are, so the walk below still runs.
+	 */
+	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_INVALID))
+	{
+		slim_verify_report(st, "HEAP_XMAX_COMMITTED and HEAP_XMAX_INVALID are both set (the composite-datum marker) on a stored tuple");
+		sound = false;
+	}
+	if ((infomask & HEAP_XMAX_COMMITTED) && (infomask & HEAP_XMAX_IS_MULTI))
+	{
+		slim_verify_report(st, "multixact xmax is marked committed");
+		sound = false;
+	}
+
+	/* the values, the compressed tail's included (SLIM_HEAP_TAIL) */
+	if (!slim_verify_values(st, tup, tuplen, natts))
+		return false;
+	return sound;
+}
+
+/*
+ * The first problem verify() would report for the tuple of an item that lies
+ * within its page, or NULL when the tuple can be deformed safely.
+ */
+const char *
+slim_verify_tuple(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen)
+{
+	int			natts;
+
+	Assert(st->tupstore == NULL);
+	st->problem = NULL;
+	(void) slim_verify_row(st, tup, tuplen, &natts);
+	return st->problem;
 }
