@@ -20,7 +20,7 @@
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
-struct VerifyState;
+struct SlimVerifyState;
 
 /*
  * Which relations an inspection function accepts.
@@ -61,7 +61,7 @@ extern void slim_inspect_check_recovery(Relation rel);
 extern void slim_inspect_read_page(Relation rel, BlockNumber blkno,
 								   BufferAccessStrategy strategy,
 								   Snapshot snapshot, SlimInspectPage *page);
-extern HeapTupleHeader slim_inspect_row(struct VerifyState *checker,
+extern HeapTupleHeader slim_inspect_row(struct SlimVerifyState *checker,
 										SlimInspectPage *page,
 										OffsetNumber off, Size *len);
 extern Datum slim_percent(int64 part, int64 whole, bool *isnull);

@@ -50,14 +50,14 @@ typedef struct SlimRelInfo
 
 /* slim_slot.c */
 extern PGDLLIMPORT uint64 slim_rows_formed;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimCompress;
+extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsTruncate;
+extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsFull;
+extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsCompress;
 
 #define TTS_IS_SLIMHEAP(slot) \
-	((slot)->tts_ops == &TTSOpsSlimTruncate || \
-	 (slot)->tts_ops == &TTSOpsSlimFull || \
-	 (slot)->tts_ops == &TTSOpsSlimCompress)
+	((slot)->tts_ops == &SlimTTSOpsTruncate || \
+	 (slot)->tts_ops == &SlimTTSOpsFull || \
+	 (slot)->tts_ops == &SlimTTSOpsCompress)
 
 extern const TupleTableSlotOps *slim_slot_ops(Relation rel,
 											 const SlimRelInfo *info);

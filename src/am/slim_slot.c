@@ -558,9 +558,9 @@ tts_slim_init_compress(TupleTableSlot *slot)
 	.copy_minimal_tuple = tts_slim_copy_minimal_tuple \
 }
 
-const TupleTableSlotOps TTSOpsSlimTruncate = SLIM_SLOT_OPS(tts_slim_init_truncate);
-const TupleTableSlotOps TTSOpsSlimFull = SLIM_SLOT_OPS(tts_slim_init_full);
-const TupleTableSlotOps TTSOpsSlimCompress = SLIM_SLOT_OPS(tts_slim_init_compress);
+const TupleTableSlotOps SlimTTSOpsTruncate = SLIM_SLOT_OPS(tts_slim_init_truncate);
+const TupleTableSlotOps SlimTTSOpsFull = SLIM_SLOT_OPS(tts_slim_init_full);
+const TupleTableSlotOps SlimTTSOpsCompress = SLIM_SLOT_OPS(tts_slim_init_compress);
 
 /* slot_callbacks: the ops of rel's mode (and, for compress, its floor) */
 const TupleTableSlotOps *
@@ -569,14 +569,14 @@ slim_slot_ops(Relation rel, const SlimRelInfo *info)
 	switch (info->options.null_bitmap)
 	{
 		case SLIM_NULL_BITMAP_FULL:
-			return &TTSOpsSlimFull;
+			return &SlimTTSOpsFull;
 		case SLIM_NULL_BITMAP_COMPRESS:
 			slim_next_slot.desc = RelationGetDescr(rel);
 			slim_next_slot.typeid = RelationGetDescr(rel)->tdtypeid;
 			slim_next_slot.prefix_natts = info->prefix_natts;
-			return &TTSOpsSlimCompress;
+			return &SlimTTSOpsCompress;
 		default:
-			return &TTSOpsSlimTruncate;
+			return &SlimTTSOpsTruncate;
 	}
 }
 
