@@ -5,8 +5,15 @@
  *	  the text[] that pg_class.reloptions stores them in.
  *
  * Shared by slim_options.c (what the options are, how they are spelled,
- * checked and stored), slim_options_ddl.c (the DDL statements that carry
- * them) and slim_options_guard.c (which statements need the hook).
+ * checked and stored), slim_options_store.c (storing them on a relation),
+ * slim_options_guard.c (which statements need the hook) and
+ * slim_options_ddl.c (the DDL statements that carry them).  The options
+ * layer uses the format layer's modes and nothing of the table AM.
+ *
+ * Copyright (c) 2026, slimheap developers
+ *
+ * IDENTIFICATION
+ *	  include/slim_options.h
  *
  *-------------------------------------------------------------------------
  */
@@ -30,8 +37,7 @@ typedef struct SlimOptions
 /* namespace of the options, as in WITH (slimheap.null_bitmap = ...) */
 #define SLIM_OPTION_NAMESPACE	"slimheap"
 
-/* slim_options.c */
-extern void slim_options_init(const TableAmRoutine *routine);
+/* slim_options.c: the options, and the text[] they are stored in */
 extern void slim_read_options(Oid relid, SlimOptions *opts);
 extern bool slim_list_has_option(const List *defs);
 extern List *slim_split_options(const List *defs, List **others);
@@ -41,12 +47,23 @@ extern List *slim_apply_entry(List *entries, const char *entry, bool is_reset);
 extern void slim_read_reloptions(Oid relid, List **entries, List **others);
 extern Datum slim_build_reloptions(const List *entries, const List *others);
 
-/* slim_options_ddl.c */
-extern void slim_options_ddl_init(const TableAmRoutine *routine);
-extern bool slim_options_hook_active(void);
+/* slim_options_store.c: storing entries on a relation */
+extern void slim_options_store_init(const TableAmRoutine *routine);
+extern bool slim_options_am_is_slimheap(Oid amoid);
+extern bool slim_options_check_target(const char *relname, char relkind,
+									  Oid amoid, bool on_create);
+extern bool slim_store_entries(Oid relid, const List *entries);
+extern List *slim_stored_entries(Oid relid);
 
-/* slim_options_guard.c */
+/* slim_options_guard.c: which statements need the hook; is it running */
 extern bool slim_alter_touches_options(const AlterTableStmt *stmt);
 extern bool slim_statement_needs_hook(Node *parsetree);
+extern List **slim_create_options(Node *parsetree, RangeVar **relation,
+								  bool *if_not_exists, bool *creates);
+extern void slim_options_hook_enter(void);
+extern void slim_options_hook_leave(void);
+
+/* slim_options_ddl.c: the ProcessUtility and object access hooks */
+extern void slim_options_init(const TableAmRoutine *routine);
 
 #endif							/* SLIM_OPTIONS_H */

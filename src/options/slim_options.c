@@ -514,14 +514,3 @@ slim_read_options(Oid relid, SlimOptions *opts)
 	}
 	list_free_deep(entries);
 }
-
-/*
- * Install the DDL hooks.  routine is slimheap's table access method routine:
- * how the hooks recognise slimheap (the options code calls nothing of the
- * access method's).
- */
-void
-slim_options_init(const TableAmRoutine *routine)
-{
-	slim_options_ddl_init(routine);
-}

@@ -26,6 +26,7 @@
  * The hook exists only in sessions that loaded the library before the
  * statement started.  For the others, an event trigger of the extension
  * (slim_options_guard.c) stops any statement the hook should have seen.
+ * What the hook stores, and on what, is slim_options_store.c.
  *
  * Core's read-only, recovery and permission checks come first, and a
  * statement without slimheap options on a relation without slimheap entries
@@ -61,9 +62,6 @@
 
 #include "slim_options.h"
 
-/* slimheap's routine, from slim_options_ddl_init() */
-static const TableAmRoutine *slim_am_routine = NULL;
-
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
 
@@ -89,12 +87,6 @@ typedef struct SlimPending
 
 /* set only while core runs a statement of ours */
 static SlimPending *slim_pending = NULL;
-
-/*
- * How many statements the hook is running.  Zero in the event trigger means
- * the hook did not see the statement: the library was loaded too late.
- */
-static int	slim_hook_depth = 0;
 
 /* the arguments of one ProcessUtility call */
 typedef struct SlimUtilityCall
@@ -154,158 +146,6 @@ slim_run_core_pending(const SlimUtilityCall *call, PlannedStmt *pstmt,
 }
 
 /*
- * Whether table access method amoid is slimheap: its handler returns our
- * routine, whatever the access method is called.
- */
-static bool
-slim_am_is_slimheap(Oid amoid)
-{
-	HeapTuple	tuple;
-	Form_pg_am	am;
-	bool		result;
-
-	if (!OidIsValid(amoid))
-		return false;
-	tuple = SearchSysCache1(AMOID, ObjectIdGetDatum(amoid));
-	if (!HeapTupleIsValid(tuple))
-		return false;
-	am = (Form_pg_am) GETSTRUCT(tuple);
-	result = am->amtype == AMTYPE_TABLE &&
-		GetTableAmRoutine(am->amhandler) == slim_am_routine;
-	ReleaseSysCache(tuple);
-	return result;
-}
-
-/*
- * Whether slimheap options apply to the relation called relname of kind
- * relkind, stored by access method amoid: a table or materialized view that
- * uses slimheap.  Other kinds of relation are an error.  So is a table or
- * materialized view of another access method, except when it is being
- * created (on_create): then the options are ignored with a WARNING and this
- * returns false.
- *
- * Why the exception: a table that left slimheap without the hook (in a
- * session without the library and without event triggers, e.g. with
- * session_replication_role = replica, or in single-user mode) keeps its
- * slimheap entries, and pg_dump writes them into its CREATE TABLE.  A
- * restore must not lose that table, and its options have nothing to apply to.
- */
-static bool
-slim_check_target(const char *relname, char relkind, Oid amoid,
-				  bool on_create)
-{
-	if (relkind == RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot set slimheap options on \"%s\"", relname),
-				 errdetail_relkind_not_supported(relkind),
-				 errhint("A partitioned table has no storage of its own; set the options on each partition.")));
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("cannot set slimheap options on \"%s\"", relname),
-				 errdetail_relkind_not_supported(relkind)));
-	if (slim_am_is_slimheap(amoid))
-		return true;
-	if (on_create)
-	{
-		ereport(WARNING,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("slimheap options on \"%s\" are ignored", relname),
-				 errdetail("\"%s\" does not use access method slimheap; it is created without them.",
-						   relname),
-				 errhint("Create it with USING slimheap, or convert it later with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).")));
-		return false;
-	}
-	ereport(ERROR,
-			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			 errmsg("cannot set slimheap options on \"%s\"", relname),
-			 errdetail("\"%s\" does not use access method slimheap.",
-					   relname),
-			 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
-	return false;				/* keep the compiler quiet */
-}
-
-static bool
-slim_string_lists_equal(const List *a, const List *b)
-{
-	ListCell   *la,
-			   *lb;
-
-	if (list_length(a) != list_length(b))
-		return false;
-	forboth(la, a, lb, b)
-	{
-		if (strcmp(lfirst(la), lfirst(lb)) != 0)
-			return false;
-	}
-	return true;
-}
-
-/*
- * Make entries the slimheap part of relation relid's pg_class.reloptions,
- * keeping core's part as it is.  The caller holds a lock that keeps others
- * from changing the row: ShareUpdateExclusiveLock or stronger on the
- * relation, as core's own SET (...) does, or the relation is new in this
- * transaction.  Returns whether the row changed.  A change is made visible
- * at once (CommandCounterIncrement), which also rebuilds this backend's
- * relcache entry; other backends rebuild theirs when the change commits.
- */
-static bool
-slim_store_entries(Oid relid, const List *entries)
-{
-	Relation	pgclass;
-	HeapTuple	tuple;
-	HeapTuple	newtuple;
-	List	   *old_entries;
-	List	   *others;
-	Datum		newoptions;
-	Datum		values[Natts_pg_class];
-	bool		nulls[Natts_pg_class];
-	bool		replace[Natts_pg_class];
-
-	slim_read_reloptions(relid, &old_entries, &others);
-	if (slim_string_lists_equal(old_entries, entries))
-		return false;
-
-	pgclass = table_open(RelationRelationId, RowExclusiveLock);
-	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-
-	newoptions = slim_build_reloptions(entries, others);
-	memset(values, 0, sizeof(values));
-	memset(nulls, false, sizeof(nulls));
-	memset(replace, false, sizeof(replace));
-	replace[Anum_pg_class_reloptions - 1] = true;
-	if (newoptions != (Datum) 0)
-		values[Anum_pg_class_reloptions - 1] = newoptions;
-	else
-		nulls[Anum_pg_class_reloptions - 1] = true;
-
-	newtuple = heap_modify_tuple(tuple, RelationGetDescr(pgclass),
-								 values, nulls, replace);
-	CatalogTupleUpdate(pgclass, &newtuple->t_self, newtuple);
-
-	heap_freetuple(newtuple);
-	heap_freetuple(tuple);
-	table_close(pgclass, RowExclusiveLock);
-
-	CommandCounterIncrement();
-	return true;
-}
-
-/* the slimheap entries stored for relation relid */
-static List *
-slim_stored_entries(Oid relid)
-{
-	List	   *entries;
-
-	slim_read_reloptions(relid, &entries, NULL);
-	return entries;
-}
-
-/*
  * Post-create hook: core has just created relation relid (its pg_class row
  * is inserted, not yet visible).  Store the pending entries if it is the
  * relation they are for.  Creating a relation may create others first or
@@ -341,7 +181,7 @@ slim_relation_created(Oid relid)
 		/* IF NOT EXISTS: core checks nothing of a table it skips, nor do we */
 		if (pending->defs != NIL)
 			pending->entries = slim_option_entries(pending->defs, false);
-		if (!slim_check_target(relname, relkind, relam, true))
+		if (!slim_options_check_target(relname, relkind, relam, true))
 			return;
 		slim_warn_entries(pending->entries);
 	}
@@ -374,50 +214,6 @@ slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (access == OAT_POST_CREATE && classId == RelationRelationId &&
 		subId == 0 && slim_pending != NULL)
 		slim_relation_created(objectId);
-}
-
-/*
- * Where a creating statement keeps its WITH list.  Also returns the name of
- * the relation, whether the statement skips an existing one (IF NOT EXISTS)
- * and whether it always creates it (EXPLAIN without ANALYZE does not).
- */
-static List **
-slim_create_options(Node *parsetree, RangeVar **relation,
-					bool *if_not_exists, bool *creates)
-{
-	CreateTableAsStmt *ctas;
-
-	*creates = true;
-	switch (nodeTag(parsetree))
-	{
-		case T_CreateStmt:
-			{
-				CreateStmt *stmt = (CreateStmt *) parsetree;
-
-				*relation = stmt->relation;
-				*if_not_exists = stmt->if_not_exists;
-				return &stmt->options;
-			}
-		case T_CreateTableAsStmt:
-			ctas = (CreateTableAsStmt *) parsetree;
-			break;
-		case T_ExplainStmt:
-			{
-				Query	   *query = (Query *) ((ExplainStmt *) parsetree)->query;
-
-				if (!IsA(query, Query) || query->commandType != CMD_UTILITY ||
-					!IsA(query->utilityStmt, CreateTableAsStmt))
-					return NULL;
-				ctas = (CreateTableAsStmt *) query->utilityStmt;
-				*creates = false;
-				break;
-			}
-		default:
-			return NULL;
-	}
-	*relation = ctas->into->rel;
-	*if_not_exists = ctas->if_not_exists;
-	return &ctas->into->options;
 }
 
 /*
@@ -602,7 +398,7 @@ slim_alter(const SlimUtilityCall *call)
 		/* RESET may clean a table of entries left behind, see below */
 		if (!change->is_reset ||
 			(relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW))
-			(void) slim_check_target(relname, relkind, relam, false);
+			(void) slim_options_check_target(relname, relkind, relam, false);
 		change_entries = slim_option_entries(change->defs, change->is_reset);
 		if (!change->is_reset)
 			slim_warn_entries(change_entries);
@@ -617,7 +413,7 @@ slim_alter(const SlimUtilityCall *call)
 	 * again.
 	 */
 	if (!(relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) ||
-		!slim_am_is_slimheap(relam))
+		!slim_options_am_is_slimheap(relam))
 		entries = NIL;
 
 	/* core validates its SET and RESET against the whole stored array */
@@ -763,34 +559,28 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	 * entries are for.
 	 */
 	slim_pending = NULL;
-	slim_hook_depth++;
+	slim_options_hook_enter();
 	PG_TRY();
 	{
 		slim_dispatch(&call);
 	}
 	PG_FINALLY();
 	{
-		slim_hook_depth--;
+		slim_options_hook_leave();
 		slim_pending = outer;
 	}
 	PG_END_TRY();
 }
 
-
 /*
- * Whether the hook is running a statement (slim_options_guard.c: if not, the
- * library was loaded too late for the statement).
+ * Install the DDL hooks.  routine is slimheap's table access method routine:
+ * how the hooks recognise slimheap (the options code calls nothing of the
+ * access method's).
  */
-bool
-slim_options_hook_active(void)
-{
-	return slim_hook_depth > 0;
-}
-
 void
-slim_options_ddl_init(const TableAmRoutine *routine)
+slim_options_init(const TableAmRoutine *routine)
 {
-	slim_am_routine = routine;
+	slim_options_store_init(routine);
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = slim_ProcessUtility;
 	prev_object_access = object_access_hook;

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * slim_options_guard.c
- *	  Which DDL statements need slimheap's ProcessUtility hook, and the event
- *	  trigger that stops them in sessions that loaded the library too late.
+ *	  Which DDL statements need slimheap's ProcessUtility hook, whether it
+ *	  is running one, and the event trigger that stops them in sessions that
+ *	  loaded the library too late.
  *
  * The hook (slim_options_ddl.c) exists only in sessions that had the library
  * loaded when the statement started.  Without shared_preload_libraries a
@@ -113,6 +114,68 @@ slim_statement_needs_hook(Node *parsetree)
 }
 
 /*
+ * Where a creating statement keeps its WITH list.  Also returns the name of
+ * the relation, whether the statement skips an existing one (IF NOT EXISTS)
+ * and whether it always creates it (EXPLAIN without ANALYZE does not).
+ */
+List **
+slim_create_options(Node *parsetree, RangeVar **relation,
+					bool *if_not_exists, bool *creates)
+{
+	CreateTableAsStmt *ctas;
+
+	*creates = true;
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+			{
+				CreateStmt *stmt = (CreateStmt *) parsetree;
+
+				*relation = stmt->relation;
+				*if_not_exists = stmt->if_not_exists;
+				return &stmt->options;
+			}
+		case T_CreateTableAsStmt:
+			ctas = (CreateTableAsStmt *) parsetree;
+			break;
+		case T_ExplainStmt:
+			{
+				Query	   *query = (Query *) ((ExplainStmt *) parsetree)->query;
+
+				if (!IsA(query, Query) || query->commandType != CMD_UTILITY ||
+					!IsA(query->utilityStmt, CreateTableAsStmt))
+					return NULL;
+				ctas = (CreateTableAsStmt *) query->utilityStmt;
+				*creates = false;
+				break;
+			}
+		default:
+			return NULL;
+	}
+	*relation = ctas->into->rel;
+	*if_not_exists = ctas->if_not_exists;
+	return &ctas->into->options;
+}
+
+/*
+ * How many statements the hook is running.  Zero in the event trigger means
+ * the hook did not see the statement: the library was loaded too late.
+ */
+static int	slim_hook_depth = 0;
+
+void
+slim_options_hook_enter(void)
+{
+	slim_hook_depth++;
+}
+
+void
+slim_options_hook_leave(void)
+{
+	slim_hook_depth--;
+}
+
+/*
  * ddl_command_start event trigger created by the extension script.  In a
  * session that had the library loaded when the statement started, the hook
  * runs the statement and there is nothing to check.  Otherwise calling this
@@ -131,7 +194,7 @@ slimheap_options_guard(PG_FUNCTION_ARGS)
 				 errmsg("function \"slimheap_options_guard\" must be fired by an event trigger")));
 	trigdata = (EventTriggerData *) fcinfo->context;
 
-	if (!slim_options_hook_active() && slim_statement_needs_hook(trigdata->parsetree))
+	if (slim_hook_depth == 0 && slim_statement_needs_hook(trigdata->parsetree))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
