@@ -23,6 +23,11 @@
  * the full attribute in 18, which is all slimheap reads.  docs/versions.md
  * lists every difference and what was done about it.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slim_compat.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIM_COMPAT_H

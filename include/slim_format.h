@@ -8,7 +8,7 @@
  * descriptor and values; nothing here knows of relations or the table AM.
  * The compressed tail has its own header, slim_tail.h.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  include/slim_format.h

@@ -4,6 +4,11 @@
  *	  Index builds over rows with compressed tails: the builder
  *	  (slim_index_build.c) and the mover of rows (slim_index_move.c).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slim_index.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIM_INDEX_H

@@ -9,6 +9,11 @@
  *	slimheap.page_items()	slim_page_items.c
  *	slimheap.verify()		slim_verify.c
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slim_inspect.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIM_INSPECT_H

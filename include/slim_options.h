@@ -10,7 +10,7 @@
  * slim_options_ddl.c (the DDL statements that carry them).  The options
  * layer uses the format layer's modes and nothing of the table AM.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  include/slim_options.h

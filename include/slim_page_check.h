@@ -5,6 +5,11 @@
  *	  the form of a stored row, shared by the functions that read pages
  *	  themselves: slimheap.stats(), slimheap.page_items(), slimheap.verify().
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slim_page_check.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIM_PAGE_CHECK_H

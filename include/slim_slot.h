@@ -7,6 +7,11 @@
  * What is here runs once per row read, so it is inline; the slot's other
  * callbacks are in slim_slot.c, and docs/slot.md tells the whole story.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slim_slot.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIM_SLOT_H

@@ -8,7 +8,7 @@
  * re-prefixes (slim_tail_transcode.c), decodes (slim_tail_read.c) and
  * checks (slim_tail_check.c) such rows.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  include/slim_tail.h

@@ -5,7 +5,7 @@
  *	  reported into by slim_verify_state.c), shared by the page checks
  *	  (slim_verify.c) and the checks of one tuple (slim_verify_values.c).
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  include/slim_verify.h

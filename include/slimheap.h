@@ -8,6 +8,14 @@
  * bitmap (or none) when their trailing attributes are NULL.  Its own slot
  * type forms rows in that form and hands copies out in heap's full form.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  include/slimheap.h
+ *
  *-------------------------------------------------------------------------
  */
 #ifndef SLIMHEAP_H

@@ -12,7 +12,7 @@
  *
  * The index-build scans are slim_index_build.c's.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/am/slim_am_read.c

@@ -12,6 +12,14 @@
  * tuple it may write the header of.  Other slots (CREATE TABLE AS, REFRESH
  * MATERIALIZED VIEW) have their row formed from values.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_am_write.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -10,6 +10,11 @@
  * freezing are handled exactly as heap does, and the tuplesort cluster API)
  * and slimheap's tuple former.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_cluster.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

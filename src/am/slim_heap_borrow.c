@@ -10,7 +10,7 @@
  * the build (a concurrent GRANT, the first lock on the TOAST table) would
  * set it back to ours, so a relcache callback points it at heap's again.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/am/slim_heap_borrow.c

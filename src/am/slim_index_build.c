@@ -21,6 +21,14 @@
  * - Builds on compress tables run without parallel workers, which cannot
  *   write; plain builds on one table take turns (slim_lock_moves()).
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_index_build.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

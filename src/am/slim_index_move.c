@@ -11,6 +11,14 @@
  * the entries of every index ready for inserts, as an UPDATE of the same
  * values would make them; no trigger fires.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_index_move.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -9,6 +9,14 @@
  * options, ADD COLUMN ... DEFAULT, CREATE INDEX, a change of replica
  * identity), so every backend picks up changes at its next use.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_relinfo.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

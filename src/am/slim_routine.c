@@ -8,7 +8,7 @@
  * (slim_heap_borrow.c).  slimheap_am.c registers the routine here when it
  * makes it, so that nothing below it calls up into the handler.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/am/slim_routine.c

@@ -20,6 +20,14 @@
  * the slot owns (formed, or copied out of the buffer) is shown to the
  * reader too, without handing it over.  See docs/slot.md.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_slot.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -16,6 +16,11 @@
  * method of the table it replaces when that one is slimheap's.  A dump and
  * restore, or pg_upgrade, creates the TOAST tables anew, with heap's.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_toast_am.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

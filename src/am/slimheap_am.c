@@ -10,6 +10,11 @@
  * reader), the callbacks that write rows (slim_am_write.c), and the rewrite
  * of CLUSTER / VACUUM FULL (slim_cluster.c).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slimheap_am.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -8,7 +8,10 @@
  * stand side by side; this file measures the row once (slim_layout.c) and
  * hands it to the one that applies.
  *
- * Copyright (c) 2026, slimheap developers
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/format/slim_form.c

@@ -7,7 +7,10 @@
  * the tail former (slim_tail.c) lay values out with these functions, so
  * that every stored value sits exactly where heap's readers look for it.
  *
- * Copyright (c) 2026, slimheap developers
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/format/slim_layout.c

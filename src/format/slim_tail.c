@@ -10,7 +10,10 @@
  * per row in the shortest of three ways.  docs/format.md gives the layout;
  * slim_tail_read.c decodes such rows, slim_tail_check.c checks them.
  *
- * Copyright (c) 2026, slimheap developers
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/format/slim_tail.c

@@ -7,6 +7,11 @@
  * slim_tail.c decodes the rows this build formed and trusts them; this file
  * trusts nothing of a row but its length.  docs/format.md is the layout.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/format/slim_tail_check.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -7,7 +7,7 @@
  * verify functions check a row with slim_tail_check.c before any of this
  * reads it.  docs/format.md gives the layout.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/format/slim_tail_read.c

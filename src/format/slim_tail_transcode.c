@@ -10,6 +10,14 @@
  * each tail value is copied to its place in the tail's store order.
  * docs/format.md has the layout.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/format/slim_tail_transcode.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

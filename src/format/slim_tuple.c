@@ -18,6 +18,14 @@
  * that no other table reads its own fast defaults where the row has NULLs
  * (docs/slot.md).
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/format/slim_tuple.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -15,6 +15,14 @@
  * before it is deformed.  Nothing is kept per row or per block read, so the
  * memory is the same whatever the table and the sample size.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_estimate.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

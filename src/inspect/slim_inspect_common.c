@@ -18,6 +18,11 @@
  * and no buffer lock is held while anything else runs, not even a relcache
  * build (which may wait for a lock).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_inspect_common.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -12,6 +12,11 @@
  * the rules are here, once.  The compressed tail of a compress-mode row is
  * checked by its own decoder (slim_check_tail() in slim_tail_check.c).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_page_check.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

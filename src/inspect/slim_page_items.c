@@ -12,6 +12,11 @@
  * Each row's natts tells its last non-NULL column, whatever the caller may
  * read of the table, so this is for superusers, like pageinspect.
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_page_items.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -16,6 +16,14 @@
  * needs of the relation is read before it, so that no lock is waited for
  * while a buffer lock is held.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_stats.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -21,6 +21,14 @@
  * which the page does not record.  What can be checked soundly is explained
  * at verify_update_chains().
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_verify.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -8,7 +8,7 @@
  * use the same state without one, to learn the first problem of a tuple
  * before they deform it (slim_verify_checker()).
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/inspect/slim_verify_state.c

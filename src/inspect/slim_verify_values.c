@@ -26,6 +26,14 @@
  * page does not record, and is not checked; that a tail row is shorter than
  * its truncate form (C4) depends on its values alone, and is.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/inspect/slim_verify_values.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -13,6 +13,14 @@
  * shows it and pg_dump dumps it.  Values are stored in their canonical
  * (lower case) spelling.
  *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/options/slim_options.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -26,7 +34,6 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
-#include "slimheap.h"
 #include "slim_options.h"
 
 /* "slimheap." */

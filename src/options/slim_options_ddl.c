@@ -32,6 +32,11 @@
  * statement without slimheap options on a relation without slimheap entries
  * is core's alone (slim_dispatch()).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/options/slim_options_ddl.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

@@ -13,6 +13,11 @@
  * entries on a table that core cannot validate.  The extension's
  * ddl_command_start event trigger catches that case (docs/options.md).
  *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/options/slim_options_guard.c
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"

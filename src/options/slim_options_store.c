@@ -7,7 +7,7 @@
  * The DDL hook (slim_options_ddl.c) decides when; this is what it stores
  * and the checks of the target, with their errors.
  *
- * Copyright (c) 2026, slimheap developers
+ * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
  *	  src/options/slim_options_store.c
