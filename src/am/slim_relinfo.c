@@ -35,30 +35,41 @@
 /*
  * Table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL, SET ACCESS METHOD) write
  * into a transient relation that make_new_heap() names "pg_temp_<oid of the
- * table being rewritten>" and whose attributes carry no missing values and
- * which has no indexes.  Its file becomes the old table's, and the indexes
- * are rebuilt *before* RelationClearMissing() drops the old table's missing
- * values, so the rewritten rows must honour the old table's fast defaults
- * and indexes too.  Returns that table, opened, or NULL.
- *
- * Keying on the name costs nothing for ordinary tables; a user table that
- * happens to be named like that only keeps a few more NULLs.
+ * table being rewritten>".  Returns that OID when rel is named so, else
+ * InvalidOid.  Keying on the name costs nothing for ordinary tables; a user
+ * table that happens to be named like that only keeps a few more NULLs.
  */
-static Relation
-slim_rewrite_source(Relation rel)
+Oid
+slim_rewrite_source_oid(Relation rel)
 {
 	const char *relname = RelationGetRelationName(rel);
 	char	   *end;
 	unsigned long source;
-	Relation	source_rel;
 
 	if (strncmp(relname, "pg_temp_", 8) != 0)
-		return NULL;
+		return InvalidOid;
 	source = strtoul(relname + 8, &end, 10);
 	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX)
-		return NULL;
+		return InvalidOid;
+	return (Oid) source;
+}
 
-	source_rel = RelationIdGetRelation((Oid) source);
+/*
+ * The transient relation's attributes carry no missing values and it has no
+ * indexes.  Its file becomes the old table's, and the indexes are rebuilt
+ * *before* RelationClearMissing() drops the old table's missing values, so
+ * the rewritten rows must honour the old table's fast defaults and indexes
+ * too.  Returns the table being rewritten, opened, or NULL.
+ */
+static Relation
+slim_rewrite_source(Relation rel)
+{
+	Oid			source = slim_rewrite_source_oid(rel);
+	Relation	source_rel;
+
+	if (!OidIsValid(source))
+		return NULL;
+	source_rel = RelationIdGetRelation(source);
 	return RelationIsValid(source_rel) ? source_rel : NULL;
 }
 

@@ -62,26 +62,20 @@ slim_toast_of(Oid relid, Oid *toast_am)
 }
 
 /*
- * relation_toast_am callback.  make_new_heap() names the new heap of a
- * rewrite "pg_temp_<OID of the table it replaces>" (slim_relinfo.c keys on
- * the same name).
+ * relation_toast_am callback.  The new heap of a rewrite is told by its
+ * name (slim_rewrite_source_oid()).
  */
 Oid
 slim_relation_toast_am(Relation rel)
 {
-	const char *relname = RelationGetRelationName(rel);
-	char	   *end;
-	unsigned long source;
+	Oid			source = slim_rewrite_source_oid(rel);
 	Oid			old_toast_am;
 
-	if (strncmp(relname, "pg_temp_", 8) != 0)
-		return HEAP_TABLE_AM_OID;
-	source = strtoul(relname + 8, &end, 10);
-	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX)
+	if (!OidIsValid(source))
 		return HEAP_TABLE_AM_OID;
 
 	/* an older TOAST table of slimheap's is swapped with one of the same */
-	if (OidIsValid(slim_toast_of((Oid) source, &old_toast_am)) &&
+	if (OidIsValid(slim_toast_of(source, &old_toast_am)) &&
 		old_toast_am == rel->rd_rel->relam)
 		return old_toast_am;
 	return HEAP_TABLE_AM_OID;
