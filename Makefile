@@ -8,8 +8,9 @@
 # `make demo` install it first (scripts/setup.sh).
 
 MODULE_big = slimheap
-# every C file of src/ is part of the extension (one concern per file)
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c)))
+# every C file of src/ and its layer folders is part of the extension (one
+# concern per file)
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 
 EXTENSION = slimheap
 DATA = slimheap--1.0.sql

@@ -32,6 +32,11 @@ extern Datum slim_build_reloptions(const List *entries, const List *others);
 extern void slim_options_ddl_init(const TableAmRoutine *routine);
 extern bool slim_options_hook_active(void);
 
+/* options/slim_options_default.c */
+extern void slim_options_default_init(void);
+extern List *slim_default_entries(List *entries);
+extern bool slim_default_applies(char relkind, bool is_slimheap);
+
 /* slim_options_guard.c */
 extern bool slim_alter_touches_options(const AlterTableStmt *stmt);
 extern bool slim_statement_needs_hook(Node *parsetree);

@@ -516,12 +516,13 @@ slim_read_options(Oid relid, SlimOptions *opts)
 }
 
 /*
- * Install the DDL hooks.  routine is slimheap's table access method routine:
- * how the hooks recognise slimheap (the options code calls nothing of the
- * access method's).
+ * Install the DDL hooks and define slimheap.default_null_bitmap.  routine is
+ * slimheap's table access method routine: how the hooks recognise slimheap
+ * (the options code calls nothing of the access method's).
  */
 void
 slim_options_init(const TableAmRoutine *routine)
 {
 	slim_options_ddl_init(routine);
+	slim_options_default_init();
 }
