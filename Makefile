@@ -117,7 +117,8 @@ endif
 #   make deb    a Debian package postgresql-NN-slimheap for every installed
 #               postgresql-server-dev-NN of debian/pgversions, in build/deb/
 #   make dist   the release tarball slimheap-<version>.tar.gz (PGXN), of HEAD
-SLIM_VERSION := $(shell sed -n "s/^default_version = '\(.*\)'$$/\1/p" slimheap.control)
+# (the release's version is META.json's; PGXN wants it in the file name)
+SLIM_VERSION := $(shell sed -n 's/^   "version": "\(.*\)",$$/\1/p' META.json)
 .PHONY: deb dist
 deb:
 	bash scripts/package.sh build

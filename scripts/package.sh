@@ -61,6 +61,23 @@ build()
 	ls -1 "$OUT"/*.deb
 }
 
+# make dist: the tarball of HEAD, named after META.json's version, with
+# META.json, the control file and the script under slimheap-<version>/
+check_dist()
+{
+	local tarball list v
+	tarball=$(make -s -C "$ROOT" dist | tail -n 1) || { say "make dist failed"; return 1; }
+	v=${tarball#slimheap-}
+	v=${v%.tar.gz}
+	list=$(tar -tzf "$ROOT/$tarball") || { say "cannot read $tarball"; return 1; }
+	for f in META.json slimheap.control slimheap--1.0.sql debian/control Makefile; do
+		grep -qx "slimheap-$v/$f" <<<"$list" ||
+			{ say "$tarball has no slimheap-$v/$f"; return 1; }
+	done
+	say "make dist: $tarball, $(wc -l <<<"$list") entries"
+	rm -f "$ROOT/$tarball"
+}
+
 # install_deb FILE: the package, with apt (which also pulls its dependencies)
 install_deb()
 {
@@ -73,6 +90,10 @@ test_package()
 	local deb rc start
 	start=$(date +%s)
 	if ! build; then
+		echo; echo "0 passed, 1 failed"
+		return 1
+	fi
+	if ! check_dist; then
 		echo; echo "0 passed, 1 failed"
 		return 1
 	fi
