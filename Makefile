@@ -113,6 +113,21 @@ bench: setup
 	$(PG_CONFIG_SH) QUICK=$(QUICK) REPS=$(REPS) bash bench/run.sh
 endif
 
+# Packages (docs/infra.md):
+#   make deb    a Debian package postgresql-NN-slimheap for every installed
+#               postgresql-server-dev-NN of debian/pgversions, in build/deb/
+#   make dist   the release tarball slimheap-<version>.tar.gz (PGXN), of HEAD
+# (the release's version is META.json's; PGXN wants it in the file name)
+SLIM_VERSION := $(shell sed -n 's/^   "version": "\(.*\)",$$/\1/p' META.json)
+.PHONY: deb dist
+deb:
+	bash scripts/package.sh build
+
+dist:
+	git archive --format=tar.gz --prefix=slimheap-$(SLIM_VERSION)/ \
+		-o slimheap-$(SLIM_VERSION).tar.gz HEAD
+	@echo "slimheap-$(SLIM_VERSION).tar.gz"
+
 # reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
 #   make fuzz SEED=1 STEPS=200
 SEED ?= 1

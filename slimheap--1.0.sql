@@ -55,7 +55,7 @@ BEGIN
 	  INTO clash
 	  FROM pg_catalog.pg_proc p
 	 WHERE p.pronamespace = nsp
-	   AND p.proname IN ('slimheap_tableam_handler', 'stats', 'estimate',
+	   AND p.proname IN ('slimheap_tableam_handler', 'stats', 'estimate', 'advise',
 						 'page_items', 'slimheap_options_guard', 'verify');
 	IF clash IS NOT NULL THEN
 		RAISE EXCEPTION USING
@@ -82,6 +82,7 @@ COMMENT ON ACCESS METHOD slimheap IS 'heap storage with truncated NULL bitmaps';
 --   stats(regclass)             what slimheap saved on a slimheap table
 --   estimate(regclass, int)     what it would save on a heap table (or any
 --                               table storing heap tuples), per mode
+--   advise(...)                 the tables worth converting, ranked
 --   page_items(regclass, int8)  the rows of one page of a slimheap table
 -- stats() and estimate() show totals, like pgstattuple's functions: for
 -- superusers and members of pg_stat_scan_tables.  page_items() shows facts
@@ -130,6 +131,33 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'slimheap_estimate'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 3;
 
+-- every table of the current database the caller may read, ranked by what
+-- a rewrite into its best mode would save (src/inspect/slim_advise.c); the
+-- figures are estimate()'s on the same sample.  progress_after: a NOTICE per
+-- table once the run has taken that long (NULL: never)
+CREATE FUNCTION @extschema@.advise(min_saved_bytes bigint DEFAULT 1048576,
+	sample_rows integer DEFAULT 30000,
+	schemas name[] DEFAULT NULL,
+	progress_after interval DEFAULT '10 s',
+	OUT rel regclass,
+	OUT access_method text,
+	OUT current_mode text,
+	OUT mode text,
+	OUT current_bytes bigint,
+	OUT full_bytes bigint,
+	OUT truncate_bytes bigint,
+	OUT compress_bytes bigint,
+	OUT saved_bytes bigint,
+	OUT saved_percent numeric,
+	OUT sampled_rows bigint,
+	OUT total_rows bigint,
+	OUT full_scan boolean,
+	OUT rewrite_estimate interval,
+	OUT statement text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'slimheap_advise'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
+
 CREATE FUNCTION @extschema@.page_items(rel regclass, blkno bigint,
 	OUT lp integer,
 	OUT lp_off integer,
@@ -153,6 +181,8 @@ REVOKE ALL ON FUNCTION @extschema@.estimate(regclass, integer) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.page_items(regclass, bigint) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION @extschema@.stats(regclass) TO pg_stat_scan_tables;
 GRANT EXECUTE ON FUNCTION @extschema@.estimate(regclass, integer) TO pg_stat_scan_tables;
+REVOKE ALL ON FUNCTION @extschema@.advise(bigint, integer, name[], interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.advise(bigint, integer, name[], interval) TO pg_stat_scan_tables;
 
 -- options (src/slim_options_ddl.c): a session that loads the library only
 -- after a statement started cannot take that statement's slimheap.* options

@@ -6,6 +6,7 @@
  *
  *	slimheap.stats()		slim_stats.c
  *	slimheap.estimate()		slim_estimate.c
+ *	slimheap.advise()		inspect/slim_advise.c
  *	slimheap.page_items()	slim_page_items.c
  *	slimheap.verify()		slim_verify.c
  *
@@ -20,6 +21,7 @@
 #define SLIM_INSPECT_H
 
 #include "access/htup_details.h"
+#include "fmgr.h"
 #include "storage/bufmgr.h"
 #include "storage/bufpage.h"
 #include "utils/rel.h"
@@ -57,6 +59,28 @@ typedef struct SlimInspectPage
 	/* a SlimItemState for each offset */
 	uint8		items[MaxHeapTuplesPerPage + 1];
 } SlimInspectPage;
+
+/*
+ * What slim_estimate_relation() projects (slim_estimate.c): the arrays are
+ * indexed by SlimNullBitmap (full, truncate, compress).
+ */
+#define SLIM_ESTIMATE_NMODES	3
+
+typedef struct SlimEstimateResult
+{
+	int64		sampled_rows;	/* live rows read */
+	int64		sampled_pages;	/* blocks read */
+	bool		full_scan;		/* every block was read */
+	int64		total_rows;		/* live rows, counted or scaled */
+	int64		current_bytes;	/* the main fork now */
+	int64		toasted_rows[SLIM_ESTIMATE_NMODES];
+	int64		projected_pages[SLIM_ESTIMATE_NMODES];
+} SlimEstimateResult;
+
+extern int64 slim_estimate_sample_arg(FunctionCallInfo fcinfo, int argno);
+extern void slim_estimate_relation(Relation rel, int64 sample_rows,
+								   SlimEstimateResult *res);
+extern const char *slim_estimate_mode_name(int m);
 
 extern Relation slim_open_relation_oid(Oid relid, LOCKMODE lockmode);
 extern Relation slim_inspect_open(Oid relid, const char *funcname,

@@ -55,6 +55,11 @@ extern bool slim_options_check_target(const char *relname, char relkind,
 extern bool slim_store_entries(Oid relid, const List *entries);
 extern List *slim_stored_entries(Oid relid);
 
+/* slim_options_default.c: slimheap.default_null_bitmap */
+extern void slim_options_default_init(void);
+extern List *slim_default_entries(List *entries);
+extern bool slim_default_applies(char relkind, bool is_slimheap);
+
 /* slim_options_guard.c: which statements need the hook; is it running */
 extern bool slim_alter_touches_options(const AlterTableStmt *stmt);
 extern bool slim_statement_needs_hook(Node *parsetree);

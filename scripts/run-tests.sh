@@ -25,6 +25,11 @@
 # passed and kept for inspection otherwise (SLIMHEAP_KEEP_TMP=1 keeps it
 # always).
 #
+# With --installed (an installcheck, as an autopkgtest runs it: debian/tests,
+# scripts/package.sh test), nothing is built or installed: parts 1 and 3 run
+# against the extension as installed in PG_CONFIG's server (e.g. from its
+# Debian package), and parts 2 and 4 are left out.
+#
 # Environment: SLIMHEAP_TEST_PORT (first port to try, default 54320),
 # SLIMHEAP_TEST_USER (default postgres), PG_CONFIG (the server to build
 # against and test on; `make test PG=18` sets it, docs/infra.md).
@@ -36,6 +41,10 @@ PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 # the builds below (make) must use the same server as the tests
 export PG_CONFIG
 RUN_AS=${SLIMHEAP_TEST_USER:-postgres}
+INSTALLED=
+if [ "${1:-}" = --installed ]; then
+	INSTALLED=1
+fi
 
 BINDIR=$("$PG_CONFIG" --bindir)
 PGXS_SRC=$(dirname "$(dirname "$("$PG_CONFIG" --pgxs)")")
@@ -121,10 +130,17 @@ START=$(date +%s)
 PG_VERSION=$("$PG_CONFIG" --version) || fatal "no pg_config at $PG_CONFIG"
 echo "testing on $PG_VERSION ($PG_CONFIG)"
 
-note "build and install"
-make -C "$ROOT" -s || fatal "make failed"
-make -C "$ROOT" -s install >/dev/null || fatal "make install failed"
-echo "installed into $("$PG_CONFIG" --pkglibdir)"
+if [ -n "$INSTALLED" ]; then
+	note "the installed extension (nothing is built)"
+	ls -l "$("$PG_CONFIG" --pkglibdir)/slimheap.so" \
+		"$("$PG_CONFIG" --sharedir)/extension/slimheap.control" ||
+		fatal "slimheap is not installed in $("$PG_CONFIG" --pkglibdir)"
+else
+	note "build and install"
+	make -C "$ROOT" -s || fatal "make failed"
+	make -C "$ROOT" -s install >/dev/null || fatal "make install failed"
+	echo "installed into $("$PG_CONFIG" --pkglibdir)"
+fi
 
 # Citus, for the distributed tests of t/citus/ (docs/scale-out.md).  Citus 14
 # supports PostgreSQL 16 to 18: on those servers t/citus/ is part of the TAP
@@ -134,7 +150,7 @@ echo "installed into $("$PG_CONFIG" --pkglibdir)"
 # test at all.
 PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 CITUS_TAP=
-if [ "$PG_MAJOR" -ge 16 ] 2>/dev/null; then
+if [ -z "$INSTALLED" ] && [ "$PG_MAJOR" -ge 16 ] 2>/dev/null; then
 	note "Citus (for t/citus/)"
 	if bash "$ROOT/scripts/citus-build.sh"; then
 		CITUS_TAP=1
@@ -279,7 +295,9 @@ note "regression tests (sql/) with JIT forced on"
 # 127 s with jit_optimize_above_cost=0).  SLIMHEAP_JIT_OPTIONS overrides,
 # e.g. to add "-c jit_optimize_above_cost=0".
 JIT_OPTIONS=${SLIMHEAP_JIT_OPTIONS:-"-c jit=on -c jit_above_cost=0 -c jit_inline_above_cost=0"}
-if [ -z "$REGRESS" ]; then
+if [ -n "$INSTALLED" ]; then
+	echo "left out of an installcheck"
+elif [ -z "$REGRESS" ]; then
 	echo "no sql/*.sql files: this part has no tests"
 	record "regression (jit)" 0 0 "no tests"
 elif ! PGOPTIONS=$JIT_OPTIONS as_pg "$BINDIR/psql" -XAtq -h "$SOCK" -p "$PORT" -d postgres \
@@ -309,7 +327,9 @@ fi
 as_pg "$BINDIR/pg_ctl" -D "$PGDATA_MAIN" -m fast -w stop >/dev/null
 
 note "TAP tests (t/)"
-if [ -z "$TAP_FILES" ]; then
+if [ -n "$INSTALLED" ]; then
+	echo "left out of an installcheck"
+elif [ -z "$TAP_FILES" ]; then
 	echo "no t/*.pl files: this part has no tests"
 	record "tap" 0 0 "no tests"
 else

@@ -64,8 +64,9 @@ PG_FUNCTION_INFO_V1(slimheap_estimate);
 #define SLIM_SAMPLE_CHUNK		65536
 
 /*
- * The null_bitmap modes estimate() projects, one output row each.  "full" is
- * heap's layout and the baseline the savings are measured against.
+ * The null_bitmap modes estimate() projects, one output row each, in the
+ * order of SlimNullBitmap (SlimEstimateResult's arrays are indexed by it).
+ * "full" is heap's layout and the baseline the savings are measured against.
  */
 typedef struct SlimEstimateMode
 {
@@ -73,13 +74,23 @@ typedef struct SlimEstimateMode
 	SlimNullBitmap mode;
 } SlimEstimateMode;
 
-static const SlimEstimateMode slim_estimate_modes[] = {
+static const SlimEstimateMode slim_estimate_modes[SLIM_ESTIMATE_NMODES] = {
 	{"full", SLIM_NULL_BITMAP_FULL},	/* first: the baseline */
 	{"truncate", SLIM_NULL_BITMAP_TRUNCATE},
 	{"compress", SLIM_NULL_BITMAP_COMPRESS},
 };
 
-#define SLIM_ESTIMATE_NMODES	lengthof(slim_estimate_modes)
+StaticAssertDecl(SLIM_NULL_BITMAP_FULL == 0 && SLIM_NULL_BITMAP_TRUNCATE == 1 &&
+				 SLIM_NULL_BITMAP_COMPRESS == 2,
+				 "slim_estimate_modes is indexed by SlimNullBitmap");
+
+/* the name of mode m, as slimheap.null_bitmap spells it */
+const char *
+slim_estimate_mode_name(int m)
+{
+	Assert(m >= 0 && m < SLIM_ESTIMATE_NMODES);
+	return slim_estimate_modes[m].name;
+}
 
 /*
  * The pages of a relation filled the way heap_insert() fills them when a
@@ -451,46 +462,46 @@ slim_estimate_sample(SlimEstimate *est, BlockNumber nblocks,
 	pfree(chunk);
 }
 
-Datum
-slimheap_estimate(PG_FUNCTION_ARGS)
+/*
+ * The sample_rows argument argno of estimate() and advise(): 0 for NULL (read
+ * every row), else 1 to SLIM_SAMPLE_MAX_ROWS.
+ */
+int64
+slim_estimate_sample_arg(FunctionCallInfo fcinfo, int argno)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid;
 	int64		sample_rows;
-	Relation	rel;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	sample_rows = PG_GETARG_INT32(argno);
+	if (sample_rows <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_rows must be positive, or NULL for a full scan")));
+	if (sample_rows > SLIM_SAMPLE_MAX_ROWS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sample_rows %lld is too large", (long long) sample_rows),
+				 errdetail("A sample has at most %d rows.",
+						   SLIM_SAMPLE_MAX_ROWS),
+				 errhint("Pass NULL to read every row.")));
+	return sample_rows;
+}
+
+/*
+ * Project the main fork of rel (opened by slim_inspect_open()) in every mode,
+ * from a sample of about sample_rows live rows, or from every row when
+ * sample_rows is 0.  estimate() shows *res as it is; advise() ranks tables
+ * by it.
+ */
+void
+slim_estimate_relation(Relation rel, int64 sample_rows,
+					   SlimEstimateResult *res)
+{
 	SlimEstimate est;
 	BlockNumber nblocks;
-	bool		full_scan;
 	double		scale;
-	int64		total_rows;
-	int64		projected[SLIM_ESTIMATE_NMODES];
 	int			m;
-
-	InitMaterializedSRF(fcinfo, 0);
-
-	if (PG_ARGISNULL(0))
-		PG_RETURN_VOID();
-	relid = PG_GETARG_OID(0);
-
-	/* NULL sample_rows: read every row */
-	sample_rows = 0;
-	if (!PG_ARGISNULL(1))
-	{
-		sample_rows = PG_GETARG_INT32(1);
-		if (sample_rows <= 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("sample_rows must be positive, or NULL for a full scan")));
-		if (sample_rows > SLIM_SAMPLE_MAX_ROWS)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("sample_rows %lld is too large", (long long) sample_rows),
-					 errdetail("A sample has at most %d rows.",
-							   SLIM_SAMPLE_MAX_ROWS),
-					 errhint("Pass NULL to read every row.")));
-	}
-
-	rel = slim_inspect_open(relid, "estimate", SLIM_TARGET_HEAP_TUPLES);
 
 	memset(&est, 0, sizeof(est));
 	est.rel = rel;
@@ -517,39 +528,71 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 	else
 		slim_estimate_full(&est, nblocks);
 	FreeAccessStrategy(est.strategy);
-	full_scan = (est.blocks == (int64) nblocks);
+	MemoryContextDelete(est.row_cxt);
+	pfree(est.page);
+	pfree(est.values);
+	pfree(est.isnull);
+
+	res->sampled_rows = est.rows;
+	res->sampled_pages = est.blocks;
+	res->full_scan = (est.blocks == (int64) nblocks);
+	res->current_bytes = (int64) nblocks * BLCKSZ;
 
 	/* a sample stands for the whole table in proportion to its blocks */
 	scale = est.blocks > 0 ? (double) nblocks / est.blocks : 0.0;
-	total_rows = full_scan ? est.rows : (int64) rint(est.rows * scale);
+	res->total_rows = res->full_scan ? est.rows :
+		(int64) rint(est.rows * scale);
 
 	for (m = 0; m < (int) SLIM_ESTIMATE_NMODES; m++)
 	{
-		if (full_scan)
-			projected[m] = est.packers[m].pages;
+		res->toasted_rows[m] = est.toasted[m];
+		if (res->full_scan)
+			res->projected_pages[m] = est.packers[m].pages;
 		else
-			projected[m] = (int64)
+			res->projected_pages[m] = (int64)
 				ceil(slim_packer_fractional_pages(&est.packers[m]) * scale);
 	}
+}
+
+Datum
+slimheap_estimate(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int64		sample_rows;
+	Relation	rel;
+	SlimEstimateResult res;
+	int			m;
+
+	InitMaterializedSRF(fcinfo, 0);
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_VOID();
+	relid = PG_GETARG_OID(0);
+	/* NULL sample_rows: read every row */
+	sample_rows = slim_estimate_sample_arg(fcinfo, 1);
+
+	rel = slim_inspect_open(relid, "estimate", SLIM_TARGET_HEAP_TUPLES);
+	slim_estimate_relation(rel, sample_rows, &res);
 
 	for (m = 0; m < (int) SLIM_ESTIMATE_NMODES; m++)
 	{
 		Datum		values[11];
 		bool		nulls[11];
 		/* savings are against heap's layout, the first mode */
-		int64		baseline = projected[0] * BLCKSZ;
-		int64		bytes = projected[m] * BLCKSZ;
+		int64		baseline = res.projected_pages[0] * BLCKSZ;
+		int64		bytes = res.projected_pages[m] * BLCKSZ;
 		int			i = 0;
 
 		memset(nulls, 0, sizeof(nulls));
 		values[i++] = CStringGetTextDatum(slim_estimate_modes[m].name);
-		values[i++] = Int64GetDatum(est.rows);
-		values[i++] = Int64GetDatum(est.blocks);
-		values[i++] = BoolGetDatum(full_scan);
-		values[i++] = Int64GetDatum(total_rows);
-		values[i++] = Int64GetDatum(est.toasted[m]);
-		values[i++] = Int64GetDatum((int64) nblocks * BLCKSZ);
-		values[i++] = Int64GetDatum(projected[m]);
+		values[i++] = Int64GetDatum(res.sampled_rows);
+		values[i++] = Int64GetDatum(res.sampled_pages);
+		values[i++] = BoolGetDatum(res.full_scan);
+		values[i++] = Int64GetDatum(res.total_rows);
+		values[i++] = Int64GetDatum(res.toasted_rows[m]);
+		values[i++] = Int64GetDatum(res.current_bytes);
+		values[i++] = Int64GetDatum(res.projected_pages[m]);
 		values[i++] = Int64GetDatum(bytes);
 		values[i++] = Int64GetDatum(baseline - bytes);
 		values[i] = slim_percent(baseline - bytes, baseline, &nulls[i]);
@@ -565,4 +608,3 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 	relation_close(rel, AccessShareLock);
 	PG_RETURN_VOID();
 }
-

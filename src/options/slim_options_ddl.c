@@ -87,6 +87,7 @@ typedef struct SlimPending
 	Oid			relid;			/* REWRITE: the table being rewritten */
 	List	   *entries;		/* "slimheap.<name>=<value>" to store */
 	List	   *defs;			/* CREATE IF NOT EXISTS: options, unchecked */
+	bool		named;			/* CREATE: the statement names options */
 	bool		applied;		/* CREATE: stored */
 } SlimPending;
 
@@ -186,8 +187,12 @@ slim_relation_created(Oid relid)
 		/* IF NOT EXISTS: core checks nothing of a table it skips, nor do we */
 		if (pending->defs != NIL)
 			pending->entries = slim_option_entries(pending->defs, false);
-		if (!slim_options_check_target(relname, relkind, relam, true))
+		if (pending->named ?
+			!slim_options_check_target(relname, relkind, relam, true) :
+			!slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
 			return;
+		/* slimheap.default_null_bitmap unless the statement names a mode */
+		pending->entries = slim_default_entries(pending->entries);
 		slim_warn_entries(pending->entries);
 	}
 	else
@@ -243,9 +248,23 @@ slim_create(const SlimUtilityCall *call)
 
 	options = slim_create_options(call->pstmt->utilityStmt, &relation,
 								  &if_not_exists, &creates);
-	if (options == NULL || !slim_list_has_option(*options))
+	if (options == NULL)
 	{
 		slim_run_core(call, call->pstmt);
+		return;
+	}
+
+	pending.kind = SLIM_PENDING_CREATE;
+	pending.relid = InvalidOid;
+	pending.entries = NIL;
+	pending.defs = NIL;
+	pending.named = slim_list_has_option(*options);
+	pending.applied = false;
+	if (!pending.named)
+	{
+		/* only slimheap.default_null_bitmap, if the table uses slimheap */
+		pending.relation = relation;
+		slim_run_core_pending(call, call->pstmt, &pending);
 		return;
 	}
 
@@ -253,16 +272,11 @@ slim_create(const SlimUtilityCall *call)
 	options = slim_create_options(pstmt->utilityStmt, &relation,
 								  &if_not_exists, &creates);
 
-	pending.kind = SLIM_PENDING_CREATE;
 	pending.relation = relation;
-	pending.relid = InvalidOid;
-	pending.entries = NIL;
-	pending.defs = NIL;
 	if (if_not_exists)
 		pending.defs = slim_split_options(*options, &others);
 	else
 		pending.entries = slim_option_entries(*options, false);
-	pending.applied = false;
 	(void) slim_split_options(*options, &others);
 	*options = others;
 
@@ -320,6 +334,7 @@ slim_alter(const SlimUtilityCall *call)
 	Oid			relam;
 	List	   *stored;
 	List	   *entries;
+	bool		becomes_slimheap;
 	SlimPending pending;
 
 	/* core's statement: ours taken out, subcommands left empty dropped */
@@ -378,7 +393,7 @@ slim_alter(const SlimUtilityCall *call)
 	stmt->relation->schemaname = get_namespace_name(get_rel_namespace(relid));
 
 	stored = slim_stored_entries(relid);
-	if (!has_ours && stored == NIL)
+	if (!has_ours && stored == NIL && new_am == NULL)
 	{
 		slim_run_core(call, pstmt);
 		return;
@@ -389,8 +404,13 @@ slim_alter(const SlimUtilityCall *call)
 	relkind = rel->rd_rel->relkind;
 	relam = rel->rd_rel->relam;
 	relation_close(rel, NoLock);
+	/* a table that becomes slimheap gets slimheap.default_null_bitmap */
+	becomes_slimheap = false;
 	if (new_am != NULL)
+	{
+		becomes_slimheap = !slim_options_am_is_slimheap(relam);
 		relam = get_table_am_oid(new_am, false);
+	}
 
 	/* the final entries: the stored ones with SET and RESET applied */
 	entries = stored;
@@ -420,6 +440,8 @@ slim_alter(const SlimUtilityCall *call)
 	if (!(relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) ||
 		!slim_options_am_is_slimheap(relam))
 		entries = NIL;
+	else if (becomes_slimheap)
+		entries = slim_default_entries(entries);
 
 	/* core validates its SET and RESET against the whole stored array */
 	if (stored != NIL)
@@ -430,6 +452,7 @@ slim_alter(const SlimUtilityCall *call)
 	pending.relid = relid;
 	pending.entries = entries;
 	pending.defs = NIL;
+	pending.named = false;
 	pending.applied = false;
 	slim_run_core_pending(call, pstmt, &pending);
 
@@ -493,11 +516,15 @@ slim_dispatch(const SlimUtilityCall *call)
 
 	/*
 	 * A statement that names no slimheap option, on a relation that has no
-	 * slimheap entries, is core's alone: the hook does nothing at all.
+	 * slimheap entries, is core's alone, except that a new slimheap table
+	 * gets slimheap.default_null_bitmap.
 	 */
 	if (!slim_statement_needs_hook(parsetree))
 	{
-		slim_run_core(call, call->pstmt);
+		if (IsA(parsetree, CreateStmt) || IsA(parsetree, CreateTableAsStmt))
+			slim_create(call);
+		else
+			slim_run_core(call, call->pstmt);
 		return;
 	}
 	slim_check_writable(parsetree);
@@ -578,13 +605,14 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 }
 
 /*
- * Install the DDL hooks.  routine is slimheap's table access method routine:
- * how the hooks recognise slimheap (the options code calls nothing of the
- * access method's).
+ * Install the DDL hooks and define slimheap.default_null_bitmap.  routine is
+ * slimheap's table access method routine: how the hooks recognise slimheap
+ * (the options code calls nothing of the access method's).
  */
 void
 slim_options_init(const TableAmRoutine *routine)
 {
+	slim_options_default_init();
 	slim_options_store_init(routine);
 	prev_ProcessUtility = ProcessUtility_hook;
 	ProcessUtility_hook = slim_ProcessUtility;

@@ -1,0 +1,114 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_options_default.c
+ *	  The slimheap.default_null_bitmap setting: the slimheap.null_bitmap mode
+ *	  of slimheap tables created without one.
+ *
+ * The setting is read only when a table becomes a slimheap table (CREATE
+ * TABLE, PARTITION OF, CREATE TABLE AS, SELECT INTO, CREATE MATERIALIZED
+ * VIEW, ALTER TABLE ... SET ACCESS METHOD slimheap): the mode in force then
+ * is written into the new table's pg_class.reloptions, next to the options
+ * the statement names.  So \d+ and pg_dump show it, a dump restores it under
+ * any setting, and a later change of the setting leaves existing tables as
+ * they are.  A table that does not use slimheap gets nothing.
+ *
+ * slim_options_ddl.c calls slim_default_entries() where it stores the
+ * options of a new slimheap table; this file holds the setting itself.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/options/slim_options_default.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "nodes/makefuncs.h"
+#include "nodes/value.h"
+#include "utils/guc.h"
+
+#include "slim_options.h"
+
+/* the entry every slimheap table gets, "slimheap.null_bitmap=<mode>" */
+#define SLIM_NULL_BITMAP_ENTRY	SLIM_OPTION_NAMESPACE ".null_bitmap="
+
+/*
+ * The values of the setting, as slimheap.null_bitmap spells them
+ * (slim_options.c checks and stores the entry made from them).
+ */
+static const struct config_enum_entry slim_null_bitmap_options[] = {
+	{"full", SLIM_NULL_BITMAP_FULL, false},
+	{"truncate", SLIM_NULL_BITMAP_TRUNCATE, false},
+	{"compress", SLIM_NULL_BITMAP_COMPRESS, false},
+	{NULL, 0, false}
+};
+
+static int	slim_default_null_bitmap = SLIM_NULL_BITMAP_DEFAULT;
+
+/*
+ * Define the setting; from _PG_init().  PGC_USERSET, so that ALTER DATABASE
+ * ... SET, ALTER ROLE ... SET and SET all work.
+ */
+void
+slim_options_default_init(void)
+{
+	DefineCustomEnumVariable("slimheap.default_null_bitmap",
+							 "Sets the slimheap.null_bitmap mode of new slimheap tables created without one.",
+							 "The mode is written into the new table's options, so changing this setting later does not change existing tables.",
+							 &slim_default_null_bitmap,
+							 SLIM_NULL_BITMAP_DEFAULT,
+							 slim_null_bitmap_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	MarkGUCPrefixReserved(SLIM_OPTION_NAMESPACE);
+}
+
+/*
+ * The entries to store on a relation that becomes a slimheap table: entries
+ * (the options its statement names, already checked), with the setting's
+ * slimheap.null_bitmap appended when they name none.
+ */
+List *
+slim_default_entries(List *entries)
+{
+	ListCell   *lc;
+	const char *mode = NULL;
+	const struct config_enum_entry *e;
+	DefElem    *def;
+
+	foreach(lc, entries)
+	{
+		if (strncmp(lfirst(lc), SLIM_NULL_BITMAP_ENTRY,
+					strlen(SLIM_NULL_BITMAP_ENTRY)) == 0)
+			return entries;
+	}
+
+	for (e = slim_null_bitmap_options; e->name != NULL; e++)
+	{
+		if (e->val == slim_default_null_bitmap)
+			mode = e->name;
+	}
+	Assert(mode != NULL);
+
+	/* made as WITH (slimheap.null_bitmap = <mode>) would make it */
+	def = makeDefElemExtended(SLIM_OPTION_NAMESPACE, "null_bitmap",
+							  (Node *) makeString(pstrdup(mode)),
+							  DEFELEM_UNSPEC, -1);
+	return list_concat(entries, slim_option_entries(list_make1(def), false));
+}
+
+/*
+ * Whether a relation of kind relkind that core has just created, for a
+ * statement that names no slimheap option, gets the setting's mode: a table
+ * or materialized view of access method slimheap.  Nothing else is touched,
+ * and nothing is said about it.
+ */
+bool
+slim_default_applies(char relkind, bool is_slimheap)
+{
+	return is_slimheap &&
+		(relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW);
+}

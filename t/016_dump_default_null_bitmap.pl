@@ -1,0 +1,170 @@
+
+# slimheap.default_null_bitmap writes the mode in force into every new
+# slimheap table's reloptions, so pg_dump records it: a database whose
+# tables were created under compress (set per database, with
+# default_table_access_method = slimheap and DDL that names no option)
+# restores with the same modes, rows and row forms (compressed tails too)
+# into a database whose setting is full, with psql and with pg_restore -j 2.
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use SlimheapTest;
+
+my $node = slim_node('dump_default');
+$node->start;
+
+# (the access method must exist before a session can make it the default)
+$node->safe_psql('postgres', 'CREATE DATABASE src');
+$node->safe_psql(
+	'src', q{
+CREATE EXTENSION slimheap;
+CREATE EXTENSION pageinspect;
+ALTER DATABASE src SET default_table_access_method = slimheap;
+ALTER DATABASE src SET slimheap.default_null_bitmap = compress;
+});
+
+# 120 columns, a few set at scattered places: rows with compressed tails
+my $wide_columns = join(', ', map { "w$_ int" } 1 .. 120);
+my $wide_values = 'SELECT i, '
+  . join(', ',
+	map { "CASE WHEN (i * 7 + $_ * 13) % 29 = 0 THEN i * 1000 + $_ END" }
+	  1 .. 120)
+  . ' FROM generate_series(1, 300) i';
+
+$node->safe_psql(
+	'src', qq{
+-- no option in the DDL: the database's compress
+CREATE TABLE t_wide (id int PRIMARY KEY, $wide_columns);
+INSERT INTO t_wide $wide_values;
+CREATE TABLE t_narrow (a int, b text);
+INSERT INTO t_narrow SELECT i, CASE WHEN i % 2 = 0 THEN 'x' END FROM generate_series(1, 100) i;
+CREATE TABLE t_parted (id int, $wide_columns) PARTITION BY RANGE (id);
+CREATE TABLE t_part1 PARTITION OF t_parted FOR VALUES FROM (0) TO (1000);
+INSERT INTO t_parted $wide_values;
+CREATE TABLE t_ctas AS SELECT * FROM t_wide ORDER BY id;
+-- a session that set truncate, and one that named full
+SET slimheap.default_null_bitmap = truncate;
+CREATE TABLE t_truncate (id int, $wide_columns);
+INSERT INTO t_truncate $wide_values;
+CREATE TABLE t_full (id int, $wide_columns) WITH (slimheap.null_bitmap = full);
+INSERT INTO t_full $wide_values;
+-- heap tables get nothing
+CREATE TABLE t_heap (id int, $wide_columns) USING heap;
+INSERT INTO t_heap $wide_values;
+});
+
+my $catalog_sql = q{
+  SELECT string_agg(c.relname || ' ' || coalesce(a.amname, '-') || ' ' ||
+                    coalesce(c.reloptions::text, '-'), E'\n' ORDER BY c.relname)
+  FROM pg_class c LEFT JOIN pg_am a ON a.oid = c.relam
+  WHERE c.relnamespace = 'public'::regnamespace AND c.relkind IN ('r', 'm', 'p')
+};
+my @tables = qw(t_wide t_narrow t_part1 t_ctas t_truncate t_full t_heap);
+
+# access methods and options, rows in physical order, and every stored
+# tuple's natts (plus 2048 for a compressed tail) in that order
+sub fingerprint
+{
+	my ($db) = @_;
+	my %fp = (catalog => $node->safe_psql($db, $catalog_sql));
+
+	foreach my $rel (@tables)
+	{
+		$fp{"$rel rows"} = $node->safe_psql($db,
+			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
+		$fp{"$rel forms"} = $node->safe_psql(
+			$db, qq{
+			SELECT string_agg((t_infomask2 & 4095)::text, ',' ORDER BY b, lp)
+			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
+			     heap_page_items(get_raw_page('$rel', b::int))
+			WHERE lp_flags = 1});
+	}
+	return \%fp;
+}
+
+my $source = fingerprint('src');
+is( $source->{catalog}, join(
+		"\n",
+		't_ctas slimheap {slimheap.null_bitmap=compress}',
+		't_full slimheap {slimheap.null_bitmap=full}',
+		't_heap heap -',
+		't_narrow slimheap {slimheap.null_bitmap=compress}',
+		't_part1 slimheap {slimheap.null_bitmap=compress}',
+		't_parted - -',
+		't_truncate slimheap {slimheap.null_bitmap=truncate}',
+		't_wide slimheap {slimheap.null_bitmap=compress}'),
+	'each table records the mode in force when it was created');
+like($source->{'t_wide forms'}, qr/\b2049\b/,
+	't_wide has rows with a tail after its key (2048 + 1)');
+unlike($source->{'t_truncate forms'}, qr/\b2\d{3}\b/,
+	't_truncate has no tails');
+
+my $plain = $node->basedir . '/src.sql';
+$node->command_ok([ 'pg_dump', '-d', $node->connstr('src'), '-f', $plain ],
+	'pg_dump plain');
+my $dump = slurp_file($plain);
+like(
+	$dump,
+	qr/CREATE TABLE public\.t_wide \(.*?\)\s*WITH \("slimheap\.null_bitmap"=compress\);/s,
+	'the dump names the mode of a table created without one');
+my $custom = $node->basedir . '/src.dump';
+$node->command_ok(
+	[ 'pg_dump', '-Fc', '-d', $node->connstr('src'), '-f', $custom ],
+	'pg_dump custom format');
+
+# the targets default to full, per database and (for psql) per session too
+foreach my $db (qw(dst_plain dst_custom))
+{
+	$node->safe_psql(
+		'postgres', qq{
+CREATE DATABASE $db;
+ALTER DATABASE $db SET slimheap.default_null_bitmap = full;
+});
+}
+{
+	local $ENV{PGOPTIONS} = '-c slimheap.default_null_bitmap=full';
+	$node->command_ok(
+		[
+			'psql', '-X', '-q', '-v', 'ON_ERROR_STOP=1',
+			'-d', $node->connstr('dst_plain'), '-f', $plain
+		],
+		'restore the plain dump with psql under default full');
+}
+my ($stdout, $stderr);
+my $ok = IPC::Run::run(
+	[
+		'pg_restore', '-j', '2', '--exit-on-error',
+		'-d', $node->connstr('dst_custom'), $custom
+	],
+	'>', \$stdout, '2>', \$stderr);
+ok($ok, 'pg_restore -j 2 under default full');
+is($stderr, '', 'pg_restore reports no error');
+
+foreach my $db (qw(dst_plain dst_custom))
+{
+	my $restored = fingerprint($db);
+	is($restored->{catalog}, $source->{catalog},
+		"$db: every table keeps its mode");
+	foreach my $rel (@tables)
+	{
+		is($restored->{"$rel rows"}, $source->{"$rel rows"},
+			"$db: $rel has the same rows");
+		is($restored->{"$rel forms"}, $source->{"$rel forms"},
+			"$db: $rel has the same row forms");
+	}
+	# and a table created there now gets the target's default
+	$node->safe_psql($db, 'CREATE TABLE t_new (a int) USING slimheap');
+	is( $node->safe_psql(
+			$db, "SELECT reloptions FROM pg_class WHERE relname = 't_new'"),
+		'{slimheap.null_bitmap=full}',
+		"$db: a new table gets the target's default");
+}
+
+$node->stop;
+done_testing();
