@@ -164,7 +164,7 @@ sub run_pg_upgrade
 	my ($old, $new) = @_;
 
 	# pg_upgrade writes its logs into the directory it runs in (and 15+ into
-	# the new cluster's pg_upgrade_output.d)
+	# the new cluster's pg_upgrade_output.d); it copies the files by default
 	my $cwd = getcwd();
 	my $workdir = tempdir(CLEANUP => 1);
 	chdir $workdir or die "cannot enter $workdir: $!";
@@ -175,8 +175,7 @@ sub run_pg_upgrade
 			'-d', $old->data_dir, '-D', $new->data_dir,
 			'-b', $old->config_data('--bindir'),
 			'-B', $new->config_data('--bindir'),
-			'-s', $new->host, '-p', $old->port, '-P', $new->port,
-			'--copy'
+			'-s', $new->host, '-p', $old->port, '-P', $new->port
 		],
 		'>', \$stdout, '2>', \$stderr);
 	chdir $cwd or die "cannot return to $cwd: $!";
