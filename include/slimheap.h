@@ -50,14 +50,16 @@ typedef struct SlimRelInfo
 
 /* slim_slot.c */
 extern PGDLLIMPORT uint64 slim_rows_formed;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimTruncate;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimFull;
-extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlimCompress;
+/* one ops table per mode, indexed by SlimNullBitmap, side by side */
+extern PGDLLIMPORT const TupleTableSlotOps TTSOpsSlim[3];
 
+#define TTSOpsSlimFull		(TTSOpsSlim[SLIM_NULL_BITMAP_FULL])
+#define TTSOpsSlimTruncate	(TTSOpsSlim[SLIM_NULL_BITMAP_TRUNCATE])
+#define TTSOpsSlimCompress	(TTSOpsSlim[SLIM_NULL_BITMAP_COMPRESS])
+
+/* one comparison, for every row read or written */
 #define TTS_IS_SLIMHEAP(slot) \
-	((slot)->tts_ops == &TTSOpsSlimTruncate || \
-	 (slot)->tts_ops == &TTSOpsSlimFull || \
-	 (slot)->tts_ops == &TTSOpsSlimCompress)
+	((uintptr_t) (slot)->tts_ops - (uintptr_t) TTSOpsSlim < sizeof(TTSOpsSlim))
 
 extern const TupleTableSlotOps *slim_slot_ops(Relation rel,
 											 const SlimRelInfo *info);
