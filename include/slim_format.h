@@ -19,6 +19,7 @@
 #define SLIM_FORMAT_H
 
 #include "access/htup.h"
+#include "access/htup_details.h"
 #include "access/tupdesc.h"
 
 /*
@@ -44,7 +45,6 @@ typedef struct SlimRowSize
 } SlimRowSize;
 
 /* slim_layout.c: which attributes a row stores, heap's layout of values */
-extern int	slim_missing_natts(TupleDesc tupdesc);
 extern int	slim_missing_natts_upto(TupleDesc tupdesc, int natts);
 extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
 							  int min_natts);
@@ -62,10 +62,38 @@ extern void slim_measure_row(TupleDesc tupdesc, const Datum *values,
 extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
 								  Size len, bool hasnull, const bool *isnull);
 
-/* slim_form.c: the form of a new row, by mode */
-extern HeapTuple slim_form_tuple(TupleDesc tupdesc, const Datum *values,
-								 const bool *isnull, SlimNullBitmap mode,
-								 int min_natts, int prefix_natts);
+/* slim_form.c: the form of a new row, by mode (see slim_form_tuple) */
+extern HeapTuple slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
+									  const bool *isnull, SlimNullBitmap mode,
+									  int min_natts, int prefix_natts);
+
+/*
+ * The floor of invariant T1 for rows of this descriptor (slim_layout.c);
+ * most descriptors have no fast default, which is told here.
+ */
+static inline int
+slim_missing_natts(TupleDesc tupdesc)
+{
+	if (tupdesc->constr == NULL || tupdesc->constr->missing == NULL)
+		return 0;
+	return slim_missing_natts_upto(tupdesc, tupdesc->natts);
+}
+
+/*
+ * Form a heap tuple from values and isnull arrays that match tupdesc, in
+ * mode (slim_form.c).  A row with nothing trailing to leave out, and any
+ * row in full mode, is heap's own: it goes to heap_form_tuple() from here.
+ */
+static inline HeapTuple
+slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
+				SlimNullBitmap mode, int min_natts, int prefix_natts)
+{
+	if (mode == SLIM_NULL_BITMAP_FULL || tupdesc->natts == 0 ||
+		(!isnull[tupdesc->natts - 1] && mode != SLIM_NULL_BITMAP_COMPRESS))
+		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
+	return slim_form_tuple_slow(tupdesc, values, isnull, mode, min_natts,
+								prefix_natts);
+}
 
 /* slim_tuple.c: the truncated form, and reshaping a formed row's header */
 extern HeapTuple slim_form_truncated_tuple(TupleDesc tupdesc,

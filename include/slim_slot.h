@@ -33,7 +33,8 @@ typedef struct SlimTupleTableSlot
 	SlimNullBitmap ops_mode;	/* the mode of the slot's ops table */
 
 	/*
-	 * The form the owned tuple was given: mode and floor (min_natts), or
+	 * The form the owned tuple was given: mode and floor (min_natts, never
+	 * below floor_natts; natts for a row that stores every attribute), or
 	 * formed_floor -1 when unknown (a copy of a stored row).  Lets the
 	 * write path skip a second look at a row formed for it.
 	 */
@@ -42,12 +43,38 @@ typedef struct SlimTupleTableSlot
 	int			formed_prefix;	/* compress: prefix_natts it was formed with */
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
 	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
+	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
 
 extern void slim_slot_sync_slow(SlimTupleTableSlot *sslot,
 								TupleTableSlot *reader);
+
+/*
+ * The write path's fit check (slim_slot_fit()), inline for the usual case:
+ * the slot formed its row for info's mode and floor already.  A compress
+ * row also needs info's prefix, which the slow path checks and records.
+ */
+static inline HeapTuple
+slim_slot_fitted(TupleTableSlot *slot, const SlimRelInfo *info)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	if (likely(sslot->formed_floor >= info->min_natts &&
+			   sslot->formed_mode == info->options.null_bitmap))
+	{
+		if (sslot->formed_mode != SLIM_NULL_BITMAP_COMPRESS)
+			return SLIM_TUPLE(sslot);
+		if (sslot->formed_prefix == info->prefix_natts)
+		{
+			/* as slim_slot_fit(): later rows are formed with this floor */
+			sslot->prefix_natts = info->prefix_natts;
+			return SLIM_TUPLE(sslot);
+		}
+	}
+	return slim_slot_fit(slot, info);
+}
 
 /*
  * The slot heap's read callbacks are to fill: a slimheap slot's reader, or

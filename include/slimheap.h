@@ -58,14 +58,16 @@ typedef struct SlimRelInfo
 
 /* slim_slot.c */
 extern PGDLLIMPORT uint64 slim_rows_formed;
-extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsTruncate;
-extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsFull;
-extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOpsCompress;
+/* one ops table per mode, indexed by SlimNullBitmap, side by side */
+extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOps[3];
 
+#define SlimTTSOpsFull		(SlimTTSOps[SLIM_NULL_BITMAP_FULL])
+#define SlimTTSOpsTruncate	(SlimTTSOps[SLIM_NULL_BITMAP_TRUNCATE])
+#define SlimTTSOpsCompress	(SlimTTSOps[SLIM_NULL_BITMAP_COMPRESS])
+
+/* one comparison, for every row read or written */
 #define TTS_IS_SLIMHEAP(slot) \
-	((slot)->tts_ops == &SlimTTSOpsTruncate || \
-	 (slot)->tts_ops == &SlimTTSOpsFull || \
-	 (slot)->tts_ops == &SlimTTSOpsCompress)
+	((uintptr_t) (slot)->tts_ops - (uintptr_t) SlimTTSOps < sizeof(SlimTTSOps))
 
 extern const TupleTableSlotOps *slim_slot_ops(Relation rel,
 											 const SlimRelInfo *info);

@@ -34,6 +34,7 @@
 #include "utils/rel.h"
 
 #include "slim_compat.h"
+#include "slim_slot.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -46,8 +47,8 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 					  TupleTableSlot *slot, bool *in_slot)
 {
 	*in_slot = TTS_IS_SLIMHEAP(slot);
-	if (*in_slot)
-		return slim_slot_fit(slot, info);
+	if (likely(*in_slot))
+		return slim_slot_fitted(slot, info);
 
 	slot_getallattrs(slot);
 	slim_rows_formed++;
@@ -124,7 +125,7 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
  * heap_insert() a slimheap slot holds the very tuple heap wrote, whose
  * header answers RETURNING's system columns.
  */
-static void
+static pg_attribute_always_inline void
 slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 				int options, BulkInsertState bistate, bool speculative,
 				uint32 specToken)
@@ -188,7 +189,7 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 	for (i = 0; i < ntuples; i++)
 	{
-		(void) slim_slot_fit(slots[i], info);
+		(void) slim_slot_fitted(slots[i], info);
 		slim_slot_lend_stored(slots[i], true);
 	}
 	slim_extend_as_needed(bistate);

@@ -58,6 +58,7 @@ static struct
 	TupleDesc	desc;
 	Oid			typeid;
 	int			prefix_natts;
+	bool		reads_values;	/* see slim_slot_keep_values() */
 }			slim_next_slot;
 
 /* a compress slot that does not know its floor yet forms truncated rows */
@@ -110,7 +111,7 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
  * with floor min_natts (-1: not known), and show it to the reader, which
  * deforms it but never frees it.
  */
-static void
+static inline void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 					  SlimNullBitmap mode, int min_natts, int prefix_natts)
 {
@@ -119,7 +120,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	BufferHeapTupleTableSlot *breader = (BufferHeapTupleTableSlot *) reader;
 
 	/* a pin to release: a full clear; else the reader only showed a tuple */
-	if (BufferIsValid(breader->buffer) || TTS_SHOULDFREE(reader))
+	if (unlikely(BufferIsValid(breader->buffer) || TTS_SHOULDFREE(reader)))
 		ExecClearTuple(reader);
 	slim_slot_drop_tuple(sslot);
 
@@ -135,6 +136,52 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	breader->base.off = 0;
 	reader->tts_flags &= ~(TTS_FLAG_EMPTY | TTS_FLAG_SLOW);
 	reader->tts_nvalid = 0;
+}
+
+/* whether every attribute is passed by value; looked up once per slot */
+static inline bool
+slim_slot_all_byval(SlimTupleTableSlot *sslot)
+{
+	if (unlikely(sslot->all_byval < 0))
+	{
+		TupleDesc	desc = sslot->base.base.base.tts_tupleDescriptor;
+		int			i;
+
+		sslot->all_byval = 1;
+		for (i = 0; i < desc->natts; i++)
+		{
+			if (!TupleDescAttr(desc, i)->attbyval)
+			{
+				sslot->all_byval = 0;
+				break;
+			}
+		}
+	}
+	return sslot->all_byval > 0;
+}
+
+/*
+ * The row just formed from values of only by-value attributes reads back
+ * as those values: keep them valid, so that constraint checks and index
+ * inserts need not deform it again (not for a table that has neither:
+ * slim_slot_ops()).  values may be the slot's own arrays.
+ */
+static inline void
+slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
+					  const bool *isnull)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	if (!slim_slot_all_byval(sslot))
+		return;
+	if (values != slot->tts_values)
+	{
+		memcpy(slot->tts_values, values, natts * sizeof(Datum));
+		memcpy(slot->tts_isnull, isnull, natts * sizeof(bool));
+	}
+	slot->tts_nvalid = natts;
+	sslot->reader->tts_nvalid = natts;
 }
 
 /*
@@ -163,18 +210,22 @@ tts_slim_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	reader->tts_isnull = slot->tts_isnull;
 	reader->tts_mcxt = slot->tts_mcxt;
 	ItemPointerSetInvalid(&reader->tts_tid);
-	reader->tts_ops->init(reader);
+	/* heap's init and release of a buffer-heap slot are empty (15-18) */
 	sslot->reader = reader;
 
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
 	sslot->formed_floor = -1;
 	sslot->prefix_natts = -1;
-	sslot->attinfo = NULL;
+	sslot->all_byval = -1;
 	sslot->ops_mode = mode;
-	if (mode == SLIM_NULL_BITMAP_COMPRESS &&
-		slot->tts_tupleDescriptor == slim_next_slot.desc &&
+	if (slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
-		sslot->prefix_natts = slim_next_slot.prefix_natts;
+	{
+		if (mode == SLIM_NULL_BITMAP_COMPRESS)
+			sslot->prefix_natts = slim_next_slot.prefix_natts;
+		if (!slim_next_slot.reads_values)
+			sslot->all_byval = 0;
+	}
 	slim_next_slot.desc = NULL;
 }
 
@@ -218,7 +269,6 @@ tts_slim_release(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
-	sslot->reader->tts_ops->release(sslot->reader);
 	if (sslot->attinfo != NULL)
 		pfree(sslot->attinfo);
 }
@@ -229,7 +279,9 @@ tts_slim_clear(TupleTableSlot *slot)
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	slim_slot_drop_tuple(sslot);
-	ExecClearTuple(sslot->reader);
+	/* an empty reader holds no pin (heap's clear left it so) */
+	if (!TTS_EMPTY(sslot->reader))
+		ExecClearTuple(sslot->reader);
 	slot->tts_nvalid = 0;
 	slot->tts_flags |= TTS_FLAG_EMPTY;
 	ItemPointerSetInvalid(&slot->tts_tid);
@@ -319,6 +371,8 @@ tts_slim_materialize(TupleTableSlot *slot)
 
 	slim_slot_store_owned(sslot, tuple, slim_slot_mode(sslot), floor,
 						  sslot->prefix_natts);
+	if (floor >= 0)
+		slim_slot_keep_values(sslot, slot->tts_values, slot->tts_isnull);
 }
 
 /*
@@ -370,6 +424,32 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	SlimNullBitmap mode = slim_slot_mode(dst);
 	MemoryContext oldcxt;
 
+	/*
+	 * A virtual row whose last attribute is set (or any, in full mode) has
+	 * nothing to leave out: heap's own former gives its stored form, given
+	 * the source's descriptor as heap's slots give it (the same bytes).
+	 */
+	if (TTS_IS_VIRTUAL(srcslot) &&
+		srcslot->tts_tupleDescriptor->natts == desc->natts &&
+		dst->ops_mode != SLIM_NULL_BITMAP_COMPRESS &&
+		(desc->natts == 0 || !srcslot->tts_isnull[desc->natts - 1] ||
+		 dst->ops_mode == SLIM_NULL_BITMAP_FULL))
+	{
+		oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
+		tuple = heap_form_tuple(srcslot->tts_tupleDescriptor,
+								srcslot->tts_values, srcslot->tts_isnull);
+		MemoryContextSwitchTo(oldcxt);
+		slim_rows_formed++;
+		tuple->t_self = srcslot->tts_tid;
+		tuple->t_tableOid = srcslot->tts_tableOid;
+		/* every attribute stored: right for any floor */
+		slim_slot_store_owned(dst, tuple, dst->ops_mode, desc->natts,
+							  dst->prefix_natts);
+		dstslot->tts_tid = tuple->t_self;
+		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
+		return;
+	}
+
 	if (srcslot->tts_tupleDescriptor->natts != desc->natts)
 	{
 		/* the generic way: take the values, fill in the rest, form */
@@ -414,6 +494,8 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 						  dst->prefix_natts);
 	/* as heap's slots do: the copy of a stored row knows where it is */
 	dstslot->tts_tid = tuple->t_self;
+	if (source == NULL)
+		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
 }
 
 /*
@@ -566,21 +648,33 @@ tts_slim_init_compress(TupleTableSlot *slot)
 	.copy_minimal_tuple = tts_slim_copy_minimal_tuple \
 }
 
-const TupleTableSlotOps SlimTTSOpsTruncate = SLIM_SLOT_OPS(tts_slim_init_truncate);
-const TupleTableSlotOps SlimTTSOpsFull = SLIM_SLOT_OPS(tts_slim_init_full);
-const TupleTableSlotOps SlimTTSOpsCompress = SLIM_SLOT_OPS(tts_slim_init_compress);
+const TupleTableSlotOps SlimTTSOps[3] = {
+	[SLIM_NULL_BITMAP_FULL] = SLIM_SLOT_OPS(tts_slim_init_full),
+	[SLIM_NULL_BITMAP_TRUNCATE] = SLIM_SLOT_OPS(tts_slim_init_truncate),
+	[SLIM_NULL_BITMAP_COMPRESS] = SLIM_SLOT_OPS(tts_slim_init_compress)
+};
 
-/* slot_callbacks: the ops of rel's mode (and, for compress, its floor) */
+/*
+ * slot_callbacks: the ops of rel's mode, and for the slot made next what
+ * only rel knows: the floor (compress), and whether the executor reads a
+ * new row's values back (constraints, indexes, triggers).
+ */
 const TupleTableSlotOps *
 slim_slot_ops(Relation rel, const SlimRelInfo *info)
 {
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	slim_next_slot.desc = desc;
+	slim_next_slot.typeid = desc->tdtypeid;
+	slim_next_slot.reads_values = rel->rd_rel->relhasindex ||
+		rel->rd_rel->relhastriggers ||
+		(desc->constr != NULL &&
+		 (desc->constr->has_not_null || desc->constr->num_check > 0));
 	switch (info->options.null_bitmap)
 	{
 		case SLIM_NULL_BITMAP_FULL:
 			return &SlimTTSOpsFull;
 		case SLIM_NULL_BITMAP_COMPRESS:
-			slim_next_slot.desc = RelationGetDescr(rel);
-			slim_next_slot.typeid = RelationGetDescr(rel)->tdtypeid;
 			slim_next_slot.prefix_natts = info->prefix_natts;
 			return &SlimTTSOpsCompress;
 		default:

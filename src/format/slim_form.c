@@ -27,7 +27,8 @@
 #include "slim_tail.h"
 
 /*
- * Form a heap tuple from values and isnull arrays that match tupdesc.
+ * Form a heap tuple from values and isnull arrays that match tupdesc
+ * (slim_form_tuple() in slim_format.h takes heap's rows to heap first).
  *
  * SLIM_NULL_BITMAP_FULL returns exactly what heap_form_tuple() returns.
  * SLIM_NULL_BITMAP_TRUNCATE leaves out trailing NULL attributes beyond
@@ -38,8 +39,9 @@
  * never visited beyond finding where they start.
  */
 HeapTuple
-slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-				SlimNullBitmap mode, int min_natts, int prefix_natts)
+slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
+					 const bool *isnull, SlimNullBitmap mode, int min_natts,
+					 int prefix_natts)
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;

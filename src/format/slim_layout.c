@@ -34,18 +34,10 @@
  * descriptor must always store (invariant T1): up to the last column that
  * has a non-NULL missing value.  Were such a column's NULL left out of a
  * row, readers would return the fast default in its place.  This is the one
- * place the rule is written; see slim_missing_natts_upto().
- */
-int
-slim_missing_natts(TupleDesc tupdesc)
-{
-	return slim_missing_natts_upto(tupdesc, tupdesc->natts);
-}
-
-/*
- * The same floor for a row whose attributes after the first natts do not
- * count: the last of the first natts columns that has a non-NULL missing
- * value, or 0.
+ * place the rule is written (slim_missing_natts() in slim_format.h asks it
+ * for every attribute); here for a row whose attributes after the first
+ * natts do not count: the last of the first natts columns that has a
+ * non-NULL missing value, or 0.
  */
 int
 slim_missing_natts_upto(TupleDesc tupdesc, int natts)

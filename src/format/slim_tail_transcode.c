@@ -28,6 +28,7 @@
 #include "port/pg_bitutils.h"
 #include "utils/memutils.h"
 
+#include "slim_compat.h"
 #include "slim_tail.h"
 
 /*
@@ -59,8 +60,8 @@ typedef struct SlimTailValue
 {
 	uint16		src_off;		/* where it is in the source's data */
 	uint16		len;			/* its bytes */
-	uint8		alignmask;		/* alignment - 1 (0 for a short varlena) */
-	uint8		group;			/* slim_value_group() */
+	uint16		alignmask;		/* alignment - 1 (0 for a short varlena) */
+	uint16		group;			/* slim_value_group() */
 } SlimTailValue;
 
 /*
@@ -78,15 +79,18 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	int			src_natts = Min(HeapTupleHeaderGetNatts(src), tupdesc->natts);
 	const char *tp = (const char *) src + src->t_hoff;
 	Size		data_len = source->t_len - src->t_hoff;
+	int			bitmap_len = BITMAPLEN(src_natts);
 	int16		positions[MaxTupleAttributeNumber];
-	int16		ordered[MaxTupleAttributeNumber];
+	uint8		gaps[MaxTupleAttributeNumber];
 	SlimTailValue vals[MaxTupleAttributeNumber];
+	SlimTailValue sorted[MaxTupleAttributeNumber];
 	int			start[6] = {0};
 	int			n = 0;
-	int			run = 0;
 	int			next = prefix_natts;	/* the first attribute not mapped */
-	Size		runs_len = 0;
-	Size		gaps_len = 0;
+	int			nonzero_gaps = 0;
+	int			long_gaps = 0;
+	Size		runs_len;
+	Size		gaps_len;
 	int			ntail;
 	int			i;
 	int			k;
@@ -99,6 +103,7 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	Size		values_off;
 	Size		hoff;
 	Size		truncate_len;
+	Size		alloc_len;
 	uint32		limit;
 	HeapTuple	tuple;
 	HeapTupleHeader td;
@@ -131,90 +136,94 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 
 	/*
 	 * The tail: only its values, found eight bitmap bytes at a time, each
-	 * looked up once; the lengths of the RUNS and GAPS maps are counted on
-	 * the way.
+	 * looked up once.  The map lengths follow from the gaps: one varint per
+	 * gap (GAPS), two per run, a run starting after each nonzero gap (RUNS).
 	 */
-	for (k = prefix_natts / 8; k < BITMAPLEN(src_natts); k += 8)
+	for (k = prefix_natts / 8; k < bitmap_len; k += 8)
 	{
 		uint64		word = 0;
 		int			valid = src_natts - k * 8;
 
-		if (k + 8 <= BITMAPLEN(src_natts))
+		if (k + 8 <= bitmap_len)
 			memcpy(&word, &src->t_bits[k], sizeof(word));
 		else
-			memcpy(&word, &src->t_bits[k], BITMAPLEN(src_natts) - k);
+			memcpy(&word, &src->t_bits[k], bitmap_len - k);
 		if (k == prefix_natts / 8)
 			word &= ~UINT64CONST(0) << (prefix_natts % 8);
 		if (valid < 64)
 			word &= (UINT64CONST(1) << valid) - 1;
 		while (word != 0)
 		{
-			const SlimAttInfo *att;
-			SlimTailValue *v = &vals[n];
+			SlimAttInfo att;
+			uint32		len;
+			uint32		mask;
 			int			gap;
 
 			i = k * 8 + pg_rightmost_one_pos64(word);
 			word &= word - 1;
-			att = &attinfo[i];
-			if (likely(att->attlen > 0))
+			att = attinfo[i];
+			mask = att.alignmask;
+			if (likely(att.attlen > 0))
 			{
-				off = (off + att->alignmask) & ~(uint32) att->alignmask;
-				v->len = att->attlen;
-				v->alignmask = att->alignmask;
+				off = (off + mask) & ~mask;
+				len = att.attlen;
 			}
-			else if (att->attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
+			else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
 					 VARATT_IS_SHORT(tp + off))
 			{
 				/* a 1-byte header: unaligned, here and in the tail */
-				v->len = VARSIZE_SHORT(tp + off);
-				v->alignmask = 0;
+				len = VARSIZE_SHORT(tp + off);
+				mask = 0;
 			}
 			else
 			{
-				off = (off + att->alignmask) & ~(uint32) att->alignmask;
-				v->len = att_addlength_pointer(0, att->attlen, tp + off);
-				v->alignmask = att->alignmask;
+				off = (off + mask) & ~mask;
+				len = att_addlength_pointer(0, att.attlen, tp + off);
 			}
-			v->src_off = off;
-			v->group = att->group;
-			start[att->group + 1]++;
-			off += v->len;
+			vals[n].src_off = off;
+			vals[n].len = len;
+			vals[n].alignmask = mask;
+			vals[n].group = att.group;
+			start[att.group + 1]++;
+			off += len;
 
-			/*
-			 * The map lengths: a gap before every value (varints below 2^14
-			 * take one byte, or two from 128 on); a run starts after a NULL.
-			 */
 			gap = i - next;
 			next = i + 1;
-			gaps_len += 1 + (gap >= 0x80);
-			if (gap > 0 || run == 0)
-			{
-				if (run > 0)
-					runs_len += 1 + (run >= 0x80);
-				runs_len += 1 + (gap >= 0x80);
-				run = 1;
-			}
-			else
-				run++;
+			gaps[n] = (uint8) gap;
+			nonzero_gaps += gap != 0;
+			long_gaps += gap >= 0x80;
 			positions[n++] = i;
 		}
 	}
 	if (n == 0)
 		return NULL;
-	runs_len += slim_varint_len(run);
 	ntail = positions[n - 1] + 1 - prefix_natts;
 	truncate_len = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 							(prefix_hasnull || n < ntail ?
 							 BITMAPLEN(prefix_natts + ntail) : 0)) + off;
 
+	/* varints below 2^14 take one byte, or two from 128 on */
+	gaps_len = n + long_gaps;
+	runs_len = 2 * (nonzero_gaps + (positions[0] == prefix_natts)) +
+		long_gaps;
+	if (n >= 0x80)
+	{
+		/* a run of 128 values or more takes a second byte: count exactly */
+		int			run = 1;
+
+		for (k = 1; k <= n; k++)
+		{
+			if (k < n && positions[k] == positions[k - 1] + 1)
+				run++;
+			else
+			{
+				runs_len += run >= 0x80;
+				run = 1;
+			}
+		}
+	}
 	encoding = slim_tail_pick_encoding(runs_len, gaps_len, ntail, &map_len);
 	header = SLIM_TAIL_HEADER(ntail, encoding);
-
-	/* the store order: a counting sort on the groups */
-	for (k = 1; k < 6; k++)
-		start[k] += start[k - 1];
-	for (k = 0; k < n; k++)
-		ordered[start[vals[k].group]++] = k;
 
 	/*
 	 * Room for the truncate form is room enough for a tail worth keeping:
@@ -223,25 +232,43 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(prefix_hasnull ? BITMAPLEN(prefix_natts) : 0));
 	values_off = prefix_end + slim_varint_len(header) + map_len;
-	if (MAXALIGN(hoff + values_off) >= MAXALIGN(truncate_len))
+	alloc_len = MAXALIGN(truncate_len);
+	if (MAXALIGN(hoff + values_off) >= alloc_len)
 		return NULL;
-	tuple = slim_alloc_tuple(tupdesc, prefix_natts, hoff,
-							 MAXALIGN(truncate_len), false, NULL);
-	td = tuple->t_data;
+
+	/* the store order: a counting sort on the groups */
+	for (k = 1; k < 6; k++)
+		start[k] += start[k - 1];
+	for (k = 0; k < n; k++)
+		sorted[start[vals[k].group]++] = vals[k];
+
+	/*
+	 * Only the header is zeroed: every byte of the data is written below,
+	 * padding included (eight zero bytes before each value).
+	 */
+	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + alloc_len);
+	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+	tuple->t_data = td;
+	ItemPointerSetInvalid(&tuple->t_self);
+	tuple->t_tableOid = InvalidOid;
+	memset(td, 0, hoff);
 	data = (char *) td + hoff;
-	/* MAXALIGN(hoff + end) >= MAXALIGN(truncate_len): end >= limit */
-	limit = MAXALIGN(truncate_len) - hoff - (MAXIMUM_ALIGNOF - 1);
+
+	/* MAXALIGN(hoff + end) >= alloc_len: end >= limit */
+	limit = alloc_len - hoff - (MAXIMUM_ALIGNOF - 1);
 	off = values_off;
 	for (k = 0; k < n; k++)
 	{
-		SlimTailValue *v = &vals[ordered[k]];
-		char	   *to;
+		const SlimTailValue *v = &sorted[k];
 		const char *from = tp + v->src_off;
+		char	   *to;
 
+		/* off < limit: the eight bytes fit in the allocation */
+		memset(data + off, 0, 8);
 		off = (off + v->alignmask) & ~(uint32) v->alignmask;
 		if (off + v->len >= limit)
 		{
-			heap_freetuple(tuple);
+			pfree(tuple);
 			return NULL;
 		}
 		to = data + off;
@@ -267,9 +294,11 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 		off += v->len;
 	}
 
-	/* the real length, and what heap_form_tuple() would say of it */
+	/* the header heap_form_tuple() would write for this length */
 	tuple->t_len = hoff + off;
-	HeapTupleHeaderSetDatumLength(td, tuple->t_len);
+	HeapTupleHeaderSetNatts(td, prefix_natts);
+	td->t_hoff = hoff;
+	slim_tuple_set_datum(td, tupdesc, tuple->t_len);
 	td->t_infomask2 |= SLIM_HEAP_TAIL;
 	td->t_infomask |= src->t_infomask & HEAP_HASVARWIDTH;
 	if (prefix_hasnull)
@@ -281,7 +310,18 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	}
 	memcpy(data, tp, prefix_end);
 	p = slim_varint_put(data + prefix_end, header);
-	p = slim_tail_write_map(p, encoding, positions, n, prefix_natts, ntail);
+	if (encoding == SLIM_TAIL_GAPS && long_gaps == 0)
+	{
+		memcpy(p, gaps, n);
+		p += n;
+	}
+	else
+	{
+		/* the bitmap encoding sets bits in zeroed bytes */
+		memset(p, 0, map_len);
+		p = slim_tail_write_map(p, encoding, positions, n, prefix_natts,
+								ntail);
+	}
 	Assert(p == data + values_off);
 	return tuple;
 }
