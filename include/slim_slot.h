@@ -48,8 +48,20 @@ typedef struct SlimTupleTableSlot
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
 
+/* slim_slot.c */
 extern void slim_slot_sync_slow(SlimTupleTableSlot *sslot,
 								TupleTableSlot *reader);
+
+/* slim_slot_copy.c: what leaves the slot, in heap's full form (E1) */
+extern HeapTuple slim_slot_plain_tuple(TupleTableSlot *slot);
+extern HeapTuple slim_slot_get_heap_tuple(TupleTableSlot *slot);
+extern HeapTuple slim_slot_copy_heap_tuple(TupleTableSlot *slot);
+#if PG_VERSION_NUM >= 180000
+extern MinimalTuple slim_slot_copy_minimal_tuple(TupleTableSlot *slot,
+												 Size extra);
+#else
+extern MinimalTuple slim_slot_copy_minimal_tuple(TupleTableSlot *slot);
+#endif
 
 /*
  * The write path's fit check (slim_slot_fit()), inline for the usual case:

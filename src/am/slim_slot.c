@@ -376,40 +376,6 @@ tts_slim_materialize(TupleTableSlot *slot)
 }
 
 /*
- * The stored tuple a slot holds, when it is standard and its attributes past
- * the tuple's natts are NULL (not fast defaults of its descriptor), so that
- * a new header is all it takes to store it elsewhere; NULL otherwise.
- */
-static HeapTuple
-slim_slot_plain_tuple(TupleTableSlot *slot)
-{
-	HeapTuple	tuple;
-	int			natts;
-
-	if (TTS_IS_SLIMHEAP(slot))
-	{
-		tuple = SLIM_TUPLE((SlimTupleTableSlot *) slot);
-		if (tuple != NULL &&
-			(SlimHeaderHasTail(tuple->t_data) ||
-			 HeapTupleHeaderGetNatts(tuple->t_data) <
-			 ((SlimTupleTableSlot *) slot)->floor_natts))
-			return NULL;
-		return tuple;
-	}
-	if (!TTS_IS_HEAPTUPLE(slot) && !TTS_IS_BUFFERTUPLE(slot))
-		return NULL;
-
-	tuple = ((HeapTupleTableSlot *) slot)->tuple;
-	if (tuple == NULL)
-		return NULL;
-	natts = HeapTupleHeaderGetNatts(tuple->t_data);
-	if (natts < slot->tts_tupleDescriptor->natts &&
-		natts < slim_missing_natts(slot->tts_tupleDescriptor))
-		return NULL;
-	return tuple;
-}
-
-/*
  * INSERT ... SELECT hands its rows over this way.  A stored row of the same
  * layout only gets a new header; any other row is formed from its values,
  * once.
@@ -498,98 +464,6 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
 }
 
-/*
- * The tuple the slot lends: heap_insert() of another table (CREATE TABLE
- * AS, REFRESH MATERIALIZED VIEW) stores it, and triggers read it, so it is
- * in the full form too; a short row gets a full copy the slot keeps.  Only
- * slimheap's own multi-insert borrows the stored form (lend_stored).
- */
-static HeapTuple
-tts_slim_get_heap_tuple(TupleTableSlot *slot)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	HeapTuple	tuple;
-
-	Assert(!TTS_EMPTY(slot));
-	if (SLIM_TUPLE(sslot) == NULL)
-		tts_slim_materialize(slot);
-	tuple = SLIM_TUPLE(sslot);
-	if (sslot->lend_stored ||
-		HeapTupleHeaderGetNatts(tuple->t_data) >=
-		slot->tts_tupleDescriptor->natts)
-		return tuple;
-
-	if (sslot->handed_out == NULL)
-	{
-		MemoryContext oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
-
-		sslot->handed_out = slot->tts_ops->copy_heap_tuple(slot);
-		sslot->handed_out->t_self = tuple->t_self;
-		sslot->handed_out->t_tableOid = tuple->t_tableOid;
-		MemoryContextSwitchTo(oldcxt);
-	}
-	return sslot->handed_out;
-}
-
-/*
- * Copies leave with every attribute (E1).  A row stored before a fast
- * default was added reads that default past its natts, and a tail row's
- * tail is not heap's: only their values tell, so they are formed from them,
- * keeping the row's address as heap_copytuple() does (ANALYZE sorts its
- * sample by it).
- */
-static HeapTuple
-tts_slim_copy_heap_tuple(TupleTableSlot *slot)
-{
-	HeapTuple	tuple = slim_slot_plain_tuple(slot);
-	HeapTuple	stored = SLIM_TUPLE((SlimTupleTableSlot *) slot);
-	HeapTuple	copy;
-
-	Assert(!TTS_EMPTY(slot));
-	if (tuple != NULL)
-		return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
-
-	slot_getallattrs(slot);
-	copy = heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
-						   slot->tts_isnull);
-	if (stored != NULL)
-	{
-		copy->t_self = stored->t_self;
-		copy->t_tableOid = stored->t_tableOid;
-	}
-	else
-	{
-		copy->t_self = slot->tts_tid;
-		copy->t_tableOid = slot->tts_tableOid;
-	}
-	return copy;
-}
-
-/* extra (18+): zeroed room the caller wants in front of the tuple */
-#if PG_VERSION_NUM >= 180000
-static MinimalTuple
-tts_slim_copy_minimal_tuple(TupleTableSlot *slot, Size extra)
-#else
-static MinimalTuple
-tts_slim_copy_minimal_tuple(TupleTableSlot *slot)
-#endif
-{
-	HeapTuple	tuple = slim_slot_plain_tuple(slot);
-#if PG_VERSION_NUM < 180000
-	Size		extra = 0;
-#endif
-
-	Assert(!TTS_EMPTY(slot));
-	if (tuple == NULL)
-	{
-		slot_getallattrs(slot);
-		return slim_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
-											slot->tts_values,
-											slot->tts_isnull, extra);
-	}
-	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor, extra);
-}
-
 #if PG_VERSION_NUM >= 170000
 static bool
 tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
@@ -642,10 +516,10 @@ tts_slim_init_compress(TupleTableSlot *slot)
 	SLIM_SLOT_OPS_CURRENT_XACT \
 	.materialize = tts_slim_materialize, \
 	.copyslot = tts_slim_copyslot, \
-	.get_heap_tuple = tts_slim_get_heap_tuple, \
+	.get_heap_tuple = slim_slot_get_heap_tuple, \
 	.get_minimal_tuple = NULL, \
-	.copy_heap_tuple = tts_slim_copy_heap_tuple, \
-	.copy_minimal_tuple = tts_slim_copy_minimal_tuple \
+	.copy_heap_tuple = slim_slot_copy_heap_tuple, \
+	.copy_minimal_tuple = slim_slot_copy_minimal_tuple \
 }
 
 const TupleTableSlotOps SlimTTSOps[3] = {
