@@ -17,6 +17,12 @@ SLIM_BUILD_ID := $(PG_CONFIG) $(shell $(PG_CONFIG) --version) $(CPPFLAGS)
 .pg-build-id: slim-force
 	@echo '$(SLIM_BUILD_ID)' | cmp -s - $@ || echo '$(SLIM_BUILD_ID)' >$@
 $(OBJS) $(OBJS:.o=.bc): .pg-build-id
+
+# PGXS of a packaged server tracks no header dependencies: every object
+# depends on every header of the project's include/, so that a changed
+# header never leaves an object compiled against the old one (a symbol
+# that became a macro left slimheap.so unloadable).
+$(OBJS) $(OBJS:.o=.bc): $(wildcard $(dir $(lastword $(MAKEFILE_LIST)))include/*.h)
 EXTRA_CLEAN += .pg-build-id
 slim-force:
 .PHONY: slim-force
