@@ -48,12 +48,20 @@ typedef struct SlimTupleTableSlot
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
 
-/* slim_slot.c */
+/* slim_slot.c: the callbacks that form and read rows */
+extern void slim_slot_release(TupleTableSlot *slot);
+extern void slim_slot_clear(TupleTableSlot *slot);
+extern void slim_slot_getsomeattrs(TupleTableSlot *slot, int natts);
+extern Datum slim_slot_getsysattr(TupleTableSlot *slot, int attnum,
+								  bool *isnull);
+extern void slim_slot_materialize(TupleTableSlot *slot);
+extern void slim_slot_copyslot(TupleTableSlot *dstslot,
+							   TupleTableSlot *srcslot);
+extern HeapTuple slim_slot_plain_tuple(TupleTableSlot *slot);
 extern void slim_slot_sync_slow(SlimTupleTableSlot *sslot,
 								TupleTableSlot *reader);
 
 /* slim_slot_copy.c: what leaves the slot, in heap's full form (E1) */
-extern HeapTuple slim_slot_plain_tuple(TupleTableSlot *slot);
 extern HeapTuple slim_slot_get_heap_tuple(TupleTableSlot *slot);
 extern HeapTuple slim_slot_copy_heap_tuple(TupleTableSlot *slot);
 #if PG_VERSION_NUM >= 180000

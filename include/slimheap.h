@@ -56,9 +56,7 @@ typedef struct SlimRelInfo
 	int			prefix_natts;
 } SlimRelInfo;
 
-/* slim_slot.c */
-extern PGDLLIMPORT uint64 slim_rows_formed;
-/* one ops table per mode, indexed by SlimNullBitmap, side by side */
+/* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */
 extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOps[3];
 
 #define SlimTTSOpsFull		(SlimTTSOps[SLIM_NULL_BITMAP_FULL])
@@ -71,6 +69,9 @@ extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOps[3];
 
 extern const TupleTableSlotOps *slim_slot_ops(Relation rel,
 											 const SlimRelInfo *info);
+
+/* slim_slot.c: what the write paths ask of a slot */
+extern PGDLLIMPORT uint64 slim_rows_formed;
 extern HeapTuple slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info);
 extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
 

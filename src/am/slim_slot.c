@@ -42,24 +42,8 @@
 #include "slim_tail.h"
 #include "slimheap.h"
 
-/*
- * A compress slot forms rows with its relation's prefix floor, which the
- * slot is not told: slot_callbacks leaves it here for the slot that
- * table_slot_create() makes right after, recognised by its descriptor, and
- * the next slot made takes it away whichever slot that is.  It is only a
- * hint: the write path stores a row only when it was formed with the
- * relation's own floor, and tells the slot that floor (slim_slot_fit()).
- */
 /* rows formed by slots and write paths of this backend (slimheap.rows_formed) */
 uint64		slim_rows_formed = 0;
-
-static struct
-{
-	TupleDesc	desc;
-	Oid			typeid;
-	int			prefix_natts;
-	bool		reads_values;	/* see slim_slot_keep_values() */
-}			slim_next_slot;
 
 /* a compress slot that does not know its floor yet forms truncated rows */
 static inline SlimNullBitmap
@@ -184,51 +168,6 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
 	sslot->reader->tts_nvalid = natts;
 }
 
-/*
- * The reader lives inside the slot and uses the slot's own values arrays,
- * so it costs no allocation, no descriptor pin (the slot holds one for as
- * long as the reader lives) and no copying of values.  It is set up the
- * way MakeTupleTableSlot() sets up a buffer-heap slot with a fixed
- * descriptor.
- */
-static void
-tts_slim_init(TupleTableSlot *slot, SlimNullBitmap mode)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	TupleTableSlot *reader = &sslot->reader_data.base.base;
-
-	/* table slots always have one; the reader and the floor depend on it */
-	if (slot->tts_tupleDescriptor == NULL)
-		elog(ERROR, "a slimheap slot needs a tuple descriptor");
-
-	/* MakeTupleTableSlot() zeroed the slot, reader_data included */
-	*((const TupleTableSlotOps **) &reader->tts_ops) = &TTSOpsBufferHeapTuple;
-	reader->type = T_TupleTableSlot;
-	reader->tts_flags = TTS_FLAG_EMPTY | TTS_FLAG_FIXED;
-	reader->tts_tupleDescriptor = slot->tts_tupleDescriptor;
-	reader->tts_values = slot->tts_values;
-	reader->tts_isnull = slot->tts_isnull;
-	reader->tts_mcxt = slot->tts_mcxt;
-	ItemPointerSetInvalid(&reader->tts_tid);
-	/* heap's init and release of a buffer-heap slot are empty (15-18) */
-	sslot->reader = reader;
-
-	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
-	sslot->formed_floor = -1;
-	sslot->prefix_natts = -1;
-	sslot->all_byval = -1;
-	sslot->ops_mode = mode;
-	if (slot->tts_tupleDescriptor == slim_next_slot.desc &&
-		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
-	{
-		if (mode == SLIM_NULL_BITMAP_COMPRESS)
-			sslot->prefix_natts = slim_next_slot.prefix_natts;
-		if (!slim_next_slot.reads_values)
-			sslot->all_byval = 0;
-	}
-	slim_next_slot.desc = NULL;
-}
-
 /* the packed attribute facts a compress slot's transcoder reads */
 static inline const SlimAttInfo *
 slim_slot_att_info(SlimTupleTableSlot *sslot)
@@ -264,8 +203,8 @@ slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
 }
 
 /* ExecClearTuple() (our clear) has released the reader's pin by now */
-static void
-tts_slim_release(TupleTableSlot *slot)
+void
+slim_slot_release(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
@@ -273,8 +212,8 @@ tts_slim_release(TupleTableSlot *slot)
 		pfree(sslot->attinfo);
 }
 
-static void
-tts_slim_clear(TupleTableSlot *slot)
+void
+slim_slot_clear(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
@@ -293,8 +232,8 @@ tts_slim_clear(TupleTableSlot *slot)
  * and the prefix of a tail row; an attribute past the prefix decodes the
  * whole tail.
  */
-static void
-tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
+void
+slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 	TupleTableSlot *reader = sslot->reader;
@@ -329,8 +268,8 @@ tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
 }
 
-static Datum
-tts_slim_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
+Datum
+slim_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
@@ -346,8 +285,8 @@ tts_slim_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
  * A virtual row is formed here, in the slot's form, once; a row lent by a
  * buffer is copied as it is stored.
  */
-static void
-tts_slim_materialize(TupleTableSlot *slot)
+void
+slim_slot_materialize(TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 	MemoryContext oldcxt;
@@ -376,12 +315,46 @@ tts_slim_materialize(TupleTableSlot *slot)
 }
 
 /*
+ * The stored tuple a slot holds, when it is standard and its attributes past
+ * the tuple's natts are NULL (not fast defaults of its descriptor), so that
+ * a new header is all it takes to store it elsewhere; NULL otherwise.
+ */
+HeapTuple
+slim_slot_plain_tuple(TupleTableSlot *slot)
+{
+	HeapTuple	tuple;
+	int			natts;
+
+	if (TTS_IS_SLIMHEAP(slot))
+	{
+		tuple = SLIM_TUPLE((SlimTupleTableSlot *) slot);
+		if (tuple != NULL &&
+			(SlimHeaderHasTail(tuple->t_data) ||
+			 HeapTupleHeaderGetNatts(tuple->t_data) <
+			 ((SlimTupleTableSlot *) slot)->floor_natts))
+			return NULL;
+		return tuple;
+	}
+	if (!TTS_IS_HEAPTUPLE(slot) && !TTS_IS_BUFFERTUPLE(slot))
+		return NULL;
+
+	tuple = ((HeapTupleTableSlot *) slot)->tuple;
+	if (tuple == NULL)
+		return NULL;
+	natts = HeapTupleHeaderGetNatts(tuple->t_data);
+	if (natts < slot->tts_tupleDescriptor->natts &&
+		natts < slim_missing_natts(slot->tts_tupleDescriptor))
+		return NULL;
+	return tuple;
+}
+
+/*
  * INSERT ... SELECT hands its rows over this way.  A stored row of the same
  * layout only gets a new header; any other row is formed from its values,
  * once.
  */
-static void
-tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
+void
+slim_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 {
 	SlimTupleTableSlot *dst = (SlimTupleTableSlot *) dstslot;
 	TupleDesc	desc = dstslot->tts_tupleDescriptor;
@@ -430,7 +403,7 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 			   srcnatts * sizeof(bool));
 		slot_getmissingattrs(dstslot, srcnatts, desc->natts);
 		ExecStoreVirtualTuple(dstslot);
-		tts_slim_materialize(dstslot);
+		slim_slot_materialize(dstslot);
 		return;
 	}
 
@@ -462,98 +435,6 @@ tts_slim_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	dstslot->tts_tid = tuple->t_self;
 	if (source == NULL)
 		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
-}
-
-#if PG_VERSION_NUM >= 170000
-static bool
-tts_slim_is_current_xact_tuple(TupleTableSlot *slot)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-
-	if (SLIM_TUPLE(sslot) == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("don't have a storage tuple in this context")));
-	return TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetRawXmin(SLIM_TUPLE(sslot)->t_data));
-}
-#define SLIM_SLOT_OPS_CURRENT_XACT \
-	.is_current_xact_tuple = tts_slim_is_current_xact_tuple,
-#else
-#define SLIM_SLOT_OPS_CURRENT_XACT
-#endif
-
-/*
- * One ops table per mode, so that a slot knows the form it materializes
- * rows in without knowing its relation (table_slot_create() tells it
- * nothing else); its init writes the mode into the slot.
- */
-static void
-tts_slim_init_truncate(TupleTableSlot *slot)
-{
-	tts_slim_init(slot, SLIM_NULL_BITMAP_TRUNCATE);
-}
-
-static void
-tts_slim_init_full(TupleTableSlot *slot)
-{
-	tts_slim_init(slot, SLIM_NULL_BITMAP_FULL);
-}
-
-static void
-tts_slim_init_compress(TupleTableSlot *slot)
-{
-	tts_slim_init(slot, SLIM_NULL_BITMAP_COMPRESS);
-}
-
-#define SLIM_SLOT_OPS(init_mode) \
-{ \
-	.base_slot_size = sizeof(SlimTupleTableSlot), \
-	.init = init_mode, \
-	.release = tts_slim_release, \
-	.clear = tts_slim_clear, \
-	.getsomeattrs = tts_slim_getsomeattrs, \
-	.getsysattr = tts_slim_getsysattr, \
-	SLIM_SLOT_OPS_CURRENT_XACT \
-	.materialize = tts_slim_materialize, \
-	.copyslot = tts_slim_copyslot, \
-	.get_heap_tuple = slim_slot_get_heap_tuple, \
-	.get_minimal_tuple = NULL, \
-	.copy_heap_tuple = slim_slot_copy_heap_tuple, \
-	.copy_minimal_tuple = slim_slot_copy_minimal_tuple \
-}
-
-const TupleTableSlotOps SlimTTSOps[3] = {
-	[SLIM_NULL_BITMAP_FULL] = SLIM_SLOT_OPS(tts_slim_init_full),
-	[SLIM_NULL_BITMAP_TRUNCATE] = SLIM_SLOT_OPS(tts_slim_init_truncate),
-	[SLIM_NULL_BITMAP_COMPRESS] = SLIM_SLOT_OPS(tts_slim_init_compress)
-};
-
-/*
- * slot_callbacks: the ops of rel's mode, and for the slot made next what
- * only rel knows: the floor (compress), and whether the executor reads a
- * new row's values back (constraints, indexes, triggers).
- */
-const TupleTableSlotOps *
-slim_slot_ops(Relation rel, const SlimRelInfo *info)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-
-	slim_next_slot.desc = desc;
-	slim_next_slot.typeid = desc->tdtypeid;
-	slim_next_slot.reads_values = rel->rd_rel->relhasindex ||
-		rel->rd_rel->relhastriggers ||
-		(desc->constr != NULL &&
-		 (desc->constr->has_not_null || desc->constr->num_check > 0));
-	switch (info->options.null_bitmap)
-	{
-		case SLIM_NULL_BITMAP_FULL:
-			return &SlimTTSOpsFull;
-		case SLIM_NULL_BITMAP_COMPRESS:
-			slim_next_slot.prefix_natts = info->prefix_natts;
-			return &SlimTTSOpsCompress;
-		default:
-			return &SlimTTSOpsTruncate;
-	}
 }
 
 /*

@@ -30,40 +30,6 @@
 #include "slimheap.h"
 
 /*
- * The stored tuple a slot holds, when it is standard and its attributes past
- * the tuple's natts are NULL (not fast defaults of its descriptor), so that
- * a new header is all it takes to store it elsewhere; NULL otherwise.
- */
-HeapTuple
-slim_slot_plain_tuple(TupleTableSlot *slot)
-{
-	HeapTuple	tuple;
-	int			natts;
-
-	if (TTS_IS_SLIMHEAP(slot))
-	{
-		tuple = SLIM_TUPLE((SlimTupleTableSlot *) slot);
-		if (tuple != NULL &&
-			(SlimHeaderHasTail(tuple->t_data) ||
-			 HeapTupleHeaderGetNatts(tuple->t_data) <
-			 ((SlimTupleTableSlot *) slot)->floor_natts))
-			return NULL;
-		return tuple;
-	}
-	if (!TTS_IS_HEAPTUPLE(slot) && !TTS_IS_BUFFERTUPLE(slot))
-		return NULL;
-
-	tuple = ((HeapTupleTableSlot *) slot)->tuple;
-	if (tuple == NULL)
-		return NULL;
-	natts = HeapTupleHeaderGetNatts(tuple->t_data);
-	if (natts < slot->tts_tupleDescriptor->natts &&
-		natts < slim_missing_natts(slot->tts_tupleDescriptor))
-		return NULL;
-	return tuple;
-}
-
-/*
  * The tuple the slot lends: heap_insert() of another table (CREATE TABLE
  * AS, REFRESH MATERIALIZED VIEW) stores it, and triggers read it, so it is
  * in the full form too; a short row gets a full copy the slot keeps.  Only
