@@ -64,14 +64,24 @@ typedef struct SlimTailInfo
 	uint32		end_off;		/* past the last tail value */
 } SlimTailInfo;
 
-/* what slim_transcode_tail_tuple() needs of an attribute (slim_att_info) */
+/*
+ * What slim_transcode_tail_tuple() and slim_deform_tail_upto() need of an
+ * attribute, packed (slim_att_info)
+ */
 typedef struct SlimAttInfo
 {
 	int16		attlen;
 	char		attalign;
 	uint8		alignmask;		/* the alignment of attalign, minus 1 */
 	uint8		group;			/* where its value goes in a tail */
+	bool		attbyval;
 } SlimAttInfo;
+
+/*
+ * Groups 0 to 3 of a tail's values hold fixed-length values of one
+ * alignment each (slim_value_group()), group 4 the variable-length ones.
+ */
+#define SLIM_FIXED_GROUPS	4
 
 /* unsigned LEB128: values here stay below 2^14 (at most 1600 attributes) */
 static inline int
@@ -188,6 +198,10 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
+extern int	slim_deform_tail_upto(HeapTupleHeader td,
+								  const SlimAttInfo *attinfo, int natts_desc,
+								  uint32 prefix_end, int from, int natts,
+								  Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);

@@ -238,8 +238,11 @@ tts_slim_clear(TupleTableSlot *slot)
 /*
  * Only reached when the slot holds a tuple (a virtual one has every value
  * valid), which the reader holds too.  heap's code deforms a standard row,
- * and the prefix of a tail row; an attribute past the prefix decodes the
- * whole tail.
+ * and the prefix of a tail row; attributes past the prefix are decoded from
+ * the tail only as far as natts, from where an earlier call stopped
+ * (tts_nvalid), so tts_nvalid stays exact: a later call for more continues.
+ * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
+ * in their missing values).
  */
 static void
 tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
@@ -248,7 +251,6 @@ tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 	TupleTableSlot *reader = sslot->reader;
 	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
 	int			prefix_natts;
-	int			stored_natts;
 	uint32		prefix_end;
 
 	Assert(!TTS_EMPTY(reader));
@@ -268,13 +270,11 @@ tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
-	stored_natts = slim_deform_tail(td, slot->tts_tupleDescriptor, prefix_end,
-									slot->tts_values, slot->tts_isnull);
-	slot->tts_nvalid = stored_natts;
-	if (stored_natts < slot->tts_tupleDescriptor->natts)
-		slot_getmissingattrs(slot, stored_natts,
-							 slot->tts_tupleDescriptor->natts);
-	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
+	slot->tts_nvalid =
+		slim_deform_tail_upto(td, slim_slot_att_info(sslot),
+							  slot->tts_tupleDescriptor->natts, prefix_end,
+							  Max(slot->tts_nvalid, prefix_natts), natts,
+							  slot->tts_values, slot->tts_isnull);
 }
 
 static Datum

@@ -22,6 +22,11 @@
 
 #include "slim_tail.h"
 
+/* the alignment of each fixed-length group of tail values */
+static const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
+	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
+};
+
 /*
  * Where the data of a row's prefix ends, relative to t_hoff: the walk heap's
  * deforming does over the header's natts attributes.
@@ -138,6 +143,171 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 		off = att_addlength_pointer(off, att->attlen, tp + off);
 	}
 	return stored_natts;
+}
+
+/*
+ * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
+ * from is at least the header's natts K, whose prefix the caller has
+ * deformed, and prefix_end is where its data ends), reading only as much of
+ * the tail as they need: when they are all NULL the map is read only up to
+ * natts; otherwise to its end, which is where the values start and where the
+ * sizes of the fixed-length groups before a wanted value's group are known,
+ * and only the values of attributes below natts are fetched (a varlena's by
+ * walking the varlenas before it).  Returns how many attributes are valid
+ * now: natts, or the tail's last one when natts lies past it (the caller
+ * fills in the missing values after it).  attinfo is slim_att_info() of the
+ * row's descriptor, which has natts_desc attributes.
+ */
+int
+slim_deform_tail_upto(HeapTupleHeader td, const SlimAttInfo *attinfo,
+					  int natts_desc, uint32 prefix_end, int from, int natts,
+					  Datum *values, bool *isnull)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *tp = (const char *) td + td->t_hoff;
+	const char *p = tp + prefix_end;
+	uint32		header = slim_varint_get(&p);
+	int			stored_natts = Min(first + (int) (header >> 2), natts_desc);
+	int			ntail = stored_natts - first;
+	int			limit = Min(natts, stored_natts);
+	int16		want[MaxTupleAttributeNumber];	/* values below limit */
+	uint32		want_off[MaxTupleAttributeNumber];	/* offset in group */
+	uint32		size[SLIM_FIXED_GROUPS] = {0};	/* bytes of each group */
+	uint32		start[SLIM_FIXED_GROUPS];
+	int			nwant = 0;
+	int			nfill = 0;		/* of those, from on */
+	uint32		off;
+	int			g;
+	int			k;
+
+	if (limit <= from)
+		return Max(from, limit);
+
+	/*
+	 * One value of the map, of attribute a (they come in attribute order).
+	 * Once past limit with nothing to fill, the rest of the map does not
+	 * matter.  A fixed-length value adds to its group's size.
+	 */
+#define SLIM_VISIT(a) \
+	do { \
+		const SlimAttInfo *ai_ = &attinfo[(a)]; \
+		uint32		o_ = 0; \
+		if ((a) >= limit && nfill == 0) \
+			goto all_null; \
+		if (ai_->group < SLIM_FIXED_GROUPS) \
+		{ \
+			o_ = TYPEALIGN(ai_->alignmask + 1, size[ai_->group]); \
+			size[ai_->group] = o_ + ai_->attlen; \
+		} \
+		if ((a) < limit) \
+		{ \
+			want[nwant] = (a); \
+			want_off[nwant++] = o_; \
+			nfill += ((a) >= from); \
+		} \
+	} while (0)
+
+	switch ((SlimTailEncoding) (header & 3))
+	{
+		case SLIM_TAIL_RUNS:
+			{
+				int			i = 0;
+
+				while (i < ntail)
+				{
+					int			vals;
+
+					i += slim_varint_get(&p);
+					vals = slim_varint_get(&p);
+					for (; vals > 0 && i < ntail; vals--, i++)
+						SLIM_VISIT(first + i);
+				}
+				break;
+			}
+		case SLIM_TAIL_GAPS:
+			{
+				int			i = 0;
+
+				while (i < ntail)
+				{
+					i += slim_varint_get(&p);
+					if (i >= ntail)
+						break;
+					SLIM_VISIT(first + i);
+					i++;
+				}
+				break;
+			}
+		case SLIM_TAIL_BITMAP:
+			{
+				int			nbytes = (ntail + 7) / 8;
+				int			i;
+
+				for (i = 0; i < nbytes; i++)
+				{
+					uint32		bits = (uint8) p[i];
+
+					while (bits != 0)
+					{
+						int			a = first + i * 8 + pg_rightmost_one_pos32(bits);
+
+						if (a >= stored_natts)
+							break;
+						SLIM_VISIT(a);
+						bits &= bits - 1;
+					}
+				}
+				p += nbytes;
+				break;
+			}
+	}
+#undef SLIM_VISIT
+
+	/* past the map: each group of fixed-length values, then the varlenas */
+	off = p - tp;
+	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
+	{
+		if (size[g] > 0)
+			off = TYPEALIGN(slim_group_align[g], off);
+		start[g] = off;
+		off += size[g];
+	}
+
+	memset(isnull + from, true, limit - from);
+	memset(values + from, 0, (limit - from) * sizeof(Datum));
+	for (k = 0; k < nwant; k++)
+	{
+		int			a = want[k];
+		const SlimAttInfo *ai = &attinfo[a];
+
+		if (ai->group < SLIM_FIXED_GROUPS)
+		{
+			if (a >= from)
+			{
+				values[a] = fetch_att(tp + start[ai->group] + want_off[k],
+									  ai->attbyval, ai->attlen);
+				isnull[a] = false;
+			}
+			continue;
+		}
+		/* varlenas (and cstrings) follow each other in attribute order */
+		if (ai->attlen == -1)
+			off = att_align_pointer(off, ai->attalign, -1, tp + off);
+		else
+			off = att_align_nominal(off, ai->attalign);
+		if (a >= from)
+		{
+			values[a] = PointerGetDatum(tp + off);
+			isnull[a] = false;
+		}
+		off = att_addlength_pointer(off, ai->attlen, tp + off);
+	}
+	return limit;
+
+all_null:
+	memset(isnull + from, true, limit - from);
+	memset(values + from, 0, (limit - from) * sizeof(Datum));
+	return limit;
 }
 
 /*

@@ -50,6 +50,7 @@ slim_att_info(TupleDesc tupdesc, MemoryContext cxt)
 		info[i].attalign = att->attalign;
 		info[i].alignmask = att_align_nominal(1, att->attalign) - 1;
 		info[i].group = slim_value_group(att);
+		info[i].attbyval = att->attbyval;
 	}
 	return info;
 }
