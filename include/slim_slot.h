@@ -42,6 +42,7 @@ typedef struct SlimTupleTableSlot
 	int			formed_prefix;	/* compress: prefix_natts it was formed with */
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
 	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
+	struct SlimAttInfo *read_attinfo;	/* the tail decoder's, or NULL */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)

@@ -169,6 +169,20 @@ slim_value_group(Form_pg_attribute att)
 	}
 }
 
+/*
+ * The packed facts of one attribute.  attlen is never 0 for an attribute,
+ * so a zeroed entry is one not filled in yet (slim_deform_tail_upto()).
+ */
+static inline void
+slim_att_info_set(SlimAttInfo *info, Form_pg_attribute att)
+{
+	info->attlen = att->attlen;
+	info->attalign = att->attalign;
+	info->alignmask = att_align_nominal(1, att->attalign) - 1;
+	info->group = slim_value_group(att);
+	info->attbyval = att->attbyval;
+}
+
 /* where a stored value of att at tp + off starts, as heap's readers align */
 static inline uint32
 slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
@@ -198,10 +212,10 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
-extern int	slim_deform_tail_upto(HeapTupleHeader td,
-								  const SlimAttInfo *attinfo, int natts_desc,
-								  uint32 prefix_end, int from, int natts,
-								  Datum *values, bool *isnull);
+extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
+								  SlimAttInfo *attinfo, uint32 prefix_end,
+								  int from, int natts, Datum *values,
+								  bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);

@@ -29,7 +29,8 @@ CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS
 	END
 $$;
 
--- the value of column i in row g (an SQL expression over g); in v tables
+-- the value of column i in row g (an SQL expression over g; numbers of
+-- both signs, as values by value are sign-extended Datums); in v tables
 -- some texts are longer than 126 bytes (4-byte headers), and c40 of every
 -- 11th row compresses well (3000 bytes: heap stores it compressed inline)
 CREATE FUNCTION val(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
@@ -38,11 +39,11 @@ CREATE FUNCTION val(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 			'CASE WHEN g % 11 = 0 THEN repeat(''abc'', 1000) ELSE ''t'' || g END'
 			ELSE format('CASE WHEN g %% 7 = 0 THEN repeat(''L'', 130 + g %% 50) || g'
 						' ELSE ''t'' || g || ''_%s'' END', i) END
-		WHEN 'int4' THEN format('(g * 1000 + %s)', i)
-		WHEN 'int8' THEN format('(g * 100000 + %s)::int8', i)
-		WHEN 'float8' THEN format('((g + %s / 8.0)::float8)', i)
+		WHEN 'int4' THEN format('((g * 1000 + %s) * (1 - 2 * (g %% 2)))', i)
+		WHEN 'int8' THEN format('((g * 100000 + %s) * (1 - 2 * (g %% 3 %% 2)))::int8', i)
+		WHEN 'float8' THEN format('((g - 200 + %s / 8.0)::float8)', i)
 		WHEN 'bool' THEN format('((g + %s) %% 3 = 0)', i)
-		WHEN 'int2' THEN format('((g + %s) %% 30000)::int2', i)
+		WHEN 'int2' THEN format('((g + %s) %% 30000 - 15000)::int2', i)
 		WHEN 'uuid' THEN format('md5(g || ''_%s'')::uuid', i)
 		WHEN 'interval' THEN format('make_interval(days => g, secs => %s)', i)
 		ELSE format('(g * 1.5 + %s)::numeric', i)

@@ -170,6 +170,7 @@ tts_slim_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	sslot->formed_floor = -1;
 	sslot->prefix_natts = -1;
 	sslot->attinfo = NULL;
+	sslot->read_attinfo = NULL;
 	sslot->ops_mode = mode;
 	if (mode == SLIM_NULL_BITMAP_COMPRESS &&
 		slot->tts_tupleDescriptor == slim_next_slot.desc &&
@@ -221,6 +222,8 @@ tts_slim_release(TupleTableSlot *slot)
 	sslot->reader->tts_ops->release(sslot->reader);
 	if (sslot->attinfo != NULL)
 		pfree(sslot->attinfo);
+	if (sslot->read_attinfo != NULL)
+		pfree(sslot->read_attinfo);
 }
 
 static void
@@ -270,9 +273,14 @@ tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
+	/* the decoder fills in the attributes' facts as it meets them */
+	if (unlikely(sslot->read_attinfo == NULL))
+		sslot->read_attinfo =
+			MemoryContextAllocZero(slot->tts_mcxt, sizeof(SlimAttInfo) *
+								   slot->tts_tupleDescriptor->natts);
 	slot->tts_nvalid =
-		slim_deform_tail_upto(td, slim_slot_att_info(sslot),
-							  slot->tts_tupleDescriptor->natts, prefix_end,
+		slim_deform_tail_upto(td, slot->tts_tupleDescriptor,
+							  sslot->read_attinfo, prefix_end,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
 }

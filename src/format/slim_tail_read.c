@@ -146,36 +146,69 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 }
 
 /*
+ * A fixed-length value as fetch_att() gives it (by value sign-extended, else
+ * its address), without a branch on its length: the 8 bytes that end with
+ * the value are read (a tail value has the tuple header before it, so they
+ * lie in the tuple) and shifted down.
+ */
+static inline Datum
+slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
+{
+#ifndef WORDS_BIGENDIAN
+	int64		word;
+	int			shift = ai->attbyval ? 64 - 8 * ai->attlen : 0;
+
+	memcpy(&word, ptr + ai->attlen - sizeof(int64), sizeof(int64));
+	return ai->attbyval ? (Datum) (word >> shift) : PointerGetDatum(ptr);
+#else
+	return fetch_att(ptr, ai->attbyval, ai->attlen);
+#endif
+}
+
+/*
  * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
  * from is at least the header's natts K, whose prefix the caller has
  * deformed, and prefix_end is where its data ends), reading only as much of
  * the tail as they need: when they are all NULL the map is read only up to
  * natts; otherwise to its end, which is where the values start and where the
- * sizes of the fixed-length groups before a wanted value's group are known,
- * and only the values of attributes below natts are fetched (a varlena's by
- * walking the varlenas before it).  Returns how many attributes are valid
- * now: natts, or the tail's last one when natts lies past it (the caller
- * fills in the missing values after it).  attinfo is slim_att_info() of the
- * row's descriptor, which has natts_desc attributes.
+ * sizes of the groups of fixed-length values are known, and only the values
+ * of attributes below natts are fetched (a varlena's by walking the
+ * varlenas before it).  Returns how many attributes are valid now: natts,
+ * or the tail's last one when natts lies past it (the caller fills in the
+ * missing values after it).
+ *
+ * attinfo has an entry for each attribute of tupdesc; entries still zeroed
+ * are filled in here when first met, so that a slot that reads few rows
+ * does not pay for every attribute of a wide table.  The loops avoid
+ * branches on the types of the values, which come in no predictable order.
  */
 int
-slim_deform_tail_upto(HeapTupleHeader td, const SlimAttInfo *attinfo,
-					  int natts_desc, uint32 prefix_end, int from, int natts,
-					  Datum *values, bool *isnull)
+slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
+					  SlimAttInfo *attinfo, uint32 prefix_end, int from,
+					  int natts, Datum *values, bool *isnull)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *tp = (const char *) td + td->t_hoff;
 	const char *p = tp + prefix_end;
 	uint32		header = slim_varint_get(&p);
-	int			stored_natts = Min(first + (int) (header >> 2), natts_desc);
+	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
 	int			ntail = stored_natts - first;
 	int			limit = Min(natts, stored_natts);
-	int16		want[MaxTupleAttributeNumber];	/* values below limit */
-	uint32		want_off[MaxTupleAttributeNumber];	/* offset in group */
-	uint32		size[SLIM_FIXED_GROUPS] = {0};	/* bytes of each group */
-	uint32		start[SLIM_FIXED_GROUPS];
-	int			nwant = 0;
-	int			nfill = 0;		/* of those, from on */
+	SlimTailEncoding encoding = (SlimTailEncoding) (header & 3);
+	/* fixed-length values to fetch, and their offsets in their group */
+	int16		fixed[MaxTupleAttributeNumber];
+	uint32		fixed_off[MaxTupleAttributeNumber];
+	/* every varlena below limit (the walk to a wanted one passes them) */
+	int16		varlenas[MaxTupleAttributeNumber];
+	/* bytes of each group so far; group 4's sum means nothing */
+	uint32		size[SLIM_FIXED_GROUPS + 1] = {0};
+	uint32		start[SLIM_FIXED_GROUPS + 1];
+	int			nfixed = 0;
+	int			nvarlenas = 0;
+	int			last = -1;		/* the last value below limit */
+	int			i = 0;			/* tail attribute the map is at */
+	int			run = 0;		/* RUNS: values left in the current run */
+	uint32		bits = 0;		/* BITMAP: bits left of byte i / 8 */
 	uint32		off;
 	int			g;
 	int			k;
@@ -184,87 +217,106 @@ slim_deform_tail_upto(HeapTupleHeader td, const SlimAttInfo *attinfo,
 		return Max(from, limit);
 
 	/*
-	 * One value of the map, of attribute a (they come in attribute order).
-	 * Once past limit with nothing to fill, the rest of the map does not
-	 * matter.  A fixed-length value adds to its group's size.
+	 * The next value of the map, as the number of its attribute into a (they
+	 * come in ascending order), or break when the map is done: one macro
+	 * per encoding, so that each gets loops of its own.
 	 */
-#define SLIM_VISIT(a) \
-	do { \
-		const SlimAttInfo *ai_ = &attinfo[(a)]; \
-		uint32		o_ = 0; \
-		if ((a) >= limit && nfill == 0) \
-			goto all_null; \
-		if (ai_->group < SLIM_FIXED_GROUPS) \
-		{ \
-			o_ = TYPEALIGN(ai_->alignmask + 1, size[ai_->group]); \
-			size[ai_->group] = o_ + ai_->attlen; \
-		} \
-		if ((a) < limit) \
-		{ \
-			want[nwant] = (a); \
-			want_off[nwant++] = o_; \
-			nfill += ((a) >= from); \
-		} \
-	} while (0)
+#define SLIM_NEXT_GAPS(a) \
+	if (i >= ntail || (i += slim_varint_get(&p)) >= ntail) \
+		break; \
+	(a) = first + i++;
+#define SLIM_NEXT_RUNS(a) \
+	while (run == 0 && i < ntail) \
+	{ \
+		i += slim_varint_get(&p); \
+		run = slim_varint_get(&p); \
+	} \
+	if (i >= ntail) \
+		break; \
+	run--; \
+	(a) = first + i++;
+#define SLIM_NEXT_BITMAP(a) \
+	while (bits == 0 && i < ntail) \
+	{ \
+		bits = (uint8) p[i / 8]; \
+		i += 8; \
+	} \
+	if (bits == 0) \
+		break; \
+	(a) = first + i - 8 + pg_rightmost_one_pos32(bits); \
+	bits &= bits - 1; \
+	if ((a) >= stored_natts) \
+		break;
 
-	switch ((SlimTailEncoding) (header & 3))
+	/*
+	 * The values below limit: what to fetch (values below from are recorded
+	 * too and skipped later, which costs less than telling them apart here),
+	 * and the sizes of their groups; then the rest of the map, for the sizes
+	 * only.  Past limit with nothing from "from" on, the rest does not
+	 * matter.
+	 */
+#define SLIM_WALK(NEXT) \
+	for (;;) \
+	{ \
+		int			a; \
+		SlimAttInfo *ai; \
+		uint32		o; \
+		\
+		NEXT(a); \
+		ai = &attinfo[a]; \
+		if (unlikely(ai->attlen == 0)) \
+			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+		g = ai->group; \
+		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
+		size[g] = o + ai->attlen; \
+		if (a >= limit) \
+		{ \
+			if (last < from) \
+				goto all_null; \
+			break; \
+		} \
+		fixed[nfixed] = a; \
+		fixed_off[nfixed] = o; \
+		nfixed += (g < SLIM_FIXED_GROUPS); \
+		varlenas[nvarlenas] = a; \
+		nvarlenas += (g == SLIM_FIXED_GROUPS); \
+		last = a; \
+	} \
+	for (;;) \
+	{ \
+		int			a; \
+		SlimAttInfo *ai; \
+		\
+		NEXT(a); \
+		ai = &attinfo[a]; \
+		if (unlikely(ai->attlen == 0)) \
+			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+		g = ai->group; \
+		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
+	}
+
+	switch (encoding)
 	{
 		case SLIM_TAIL_RUNS:
-			{
-				int			i = 0;
-
-				while (i < ntail)
-				{
-					int			vals;
-
-					i += slim_varint_get(&p);
-					vals = slim_varint_get(&p);
-					for (; vals > 0 && i < ntail; vals--, i++)
-						SLIM_VISIT(first + i);
-				}
-				break;
-			}
+			SLIM_WALK(SLIM_NEXT_RUNS);
+			break;
 		case SLIM_TAIL_GAPS:
-			{
-				int			i = 0;
-
-				while (i < ntail)
-				{
-					i += slim_varint_get(&p);
-					if (i >= ntail)
-						break;
-					SLIM_VISIT(first + i);
-					i++;
-				}
-				break;
-			}
+			SLIM_WALK(SLIM_NEXT_GAPS);
+			break;
 		case SLIM_TAIL_BITMAP:
-			{
-				int			nbytes = (ntail + 7) / 8;
-				int			i;
-
-				for (i = 0; i < nbytes; i++)
-				{
-					uint32		bits = (uint8) p[i];
-
-					while (bits != 0)
-					{
-						int			a = first + i * 8 + pg_rightmost_one_pos32(bits);
-
-						if (a >= stored_natts)
-							break;
-						SLIM_VISIT(a);
-						bits &= bits - 1;
-					}
-				}
-				p += nbytes;
-				break;
-			}
+			SLIM_WALK(SLIM_NEXT_BITMAP);
+			break;
 	}
-#undef SLIM_VISIT
+#undef SLIM_WALK
+#undef SLIM_NEXT_GAPS
+#undef SLIM_NEXT_RUNS
+#undef SLIM_NEXT_BITMAP
+
+	if (last < from)
+		goto all_null;
 
 	/* past the map: each group of fixed-length values, then the varlenas */
-	off = p - tp;
+	off = (encoding == SLIM_TAIL_BITMAP ? p + (ntail + 7) / 8 : p) - tp;
 	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
 	{
 		if (size[g] > 0)
@@ -275,22 +327,21 @@ slim_deform_tail_upto(HeapTupleHeader td, const SlimAttInfo *attinfo,
 
 	memset(isnull + from, true, limit - from);
 	memset(values + from, 0, (limit - from) * sizeof(Datum));
-	for (k = 0; k < nwant; k++)
+	for (k = 0; k < nfixed; k++)
 	{
-		int			a = want[k];
+		int			a = fixed[k];
 		const SlimAttInfo *ai = &attinfo[a];
 
-		if (ai->group < SLIM_FIXED_GROUPS)
-		{
-			if (a >= from)
-			{
-				values[a] = fetch_att(tp + start[ai->group] + want_off[k],
-									  ai->attbyval, ai->attlen);
-				isnull[a] = false;
-			}
+		if (a < from)
 			continue;
-		}
-		/* varlenas (and cstrings) follow each other in attribute order */
+		values[a] = slim_fetch_fixed(tp + start[ai->group] + fixed_off[k], ai);
+		isnull[a] = false;
+	}
+	for (k = 0; k < nvarlenas; k++)
+	{
+		int			a = varlenas[k];
+		const SlimAttInfo *ai = &attinfo[a];
+
 		if (ai->attlen == -1)
 			off = att_align_pointer(off, ai->attalign, -1, tp + off);
 		else
