@@ -169,10 +169,7 @@ slim_value_group(Form_pg_attribute att)
 	}
 }
 
-/*
- * The packed facts of one attribute.  attlen is never 0 for an attribute,
- * so a zeroed entry is one not filled in yet (slim_deform_tail_upto()).
- */
+/* the packed facts of one attribute */
 static inline void
 slim_att_info_set(SlimAttInfo *info, Form_pg_attribute att)
 {
@@ -213,9 +210,9 @@ extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
-								  SlimAttInfo *attinfo, uint32 prefix_end,
-								  int from, int natts, Datum *values,
-								  bool *isnull);
+								  SlimAttInfo *attinfo, bool *known,
+								  uint32 prefix_end, int from, int natts,
+								  Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);

@@ -171,6 +171,7 @@ tts_slim_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	sslot->prefix_natts = -1;
 	sslot->attinfo = NULL;
 	sslot->read_attinfo = NULL;
+	sslot->read_known = NULL;
 	sslot->ops_mode = mode;
 	if (mode == SLIM_NULL_BITMAP_COMPRESS &&
 		slot->tts_tupleDescriptor == slim_next_slot.desc &&
@@ -273,14 +274,23 @@ tts_slim_getsomeattrs(TupleTableSlot *slot, int natts)
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
-	/* the decoder fills in the attributes' facts as it meets them */
+	/*
+	 * The decoder fills in the attributes' facts as it meets them: only the
+	 * flags saying which it knows start zeroed (a lookup reads one row).
+	 */
 	if (unlikely(sslot->read_attinfo == NULL))
-		sslot->read_attinfo =
-			MemoryContextAllocZero(slot->tts_mcxt, sizeof(SlimAttInfo) *
-								   slot->tts_tupleDescriptor->natts);
+	{
+		int			n = slot->tts_tupleDescriptor->natts;
+
+		sslot->read_attinfo = MemoryContextAlloc(slot->tts_mcxt,
+												 (sizeof(SlimAttInfo) + 1) * n);
+		sslot->read_known = (bool *) (sslot->read_attinfo + n);
+		memset(sslot->read_known, false, n);
+	}
 	slot->tts_nvalid =
 		slim_deform_tail_upto(td, slot->tts_tupleDescriptor,
-							  sslot->read_attinfo, prefix_end,
+							  sslot->read_attinfo, sslot->read_known,
+							  prefix_end,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
 }

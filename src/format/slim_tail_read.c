@@ -177,15 +177,16 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
  * or the tail's last one when natts lies past it (the caller fills in the
  * missing values after it).
  *
- * attinfo has an entry for each attribute of tupdesc; entries still zeroed
- * are filled in here when first met, so that a slot that reads few rows
- * does not pay for every attribute of a wide table.  The loops avoid
- * branches on the types of the values, which come in no predictable order.
+ * attinfo has an entry for each attribute of tupdesc; those whose known[]
+ * flag is still false are filled in here when first met, so that a slot
+ * that reads few rows does not pay for every attribute of a wide table.
+ * The loops avoid branches on the types of the values, which come in no
+ * predictable order.
  */
 int
 slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
-					  SlimAttInfo *attinfo, uint32 prefix_end, int from,
-					  int natts, Datum *values, bool *isnull)
+					  SlimAttInfo *attinfo, bool *known, uint32 prefix_end,
+					  int from, int natts, Datum *values, bool *isnull)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *tp = (const char *) td + td->t_hoff;
@@ -264,8 +265,11 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		\
 		NEXT(a); \
 		ai = &attinfo[a]; \
-		if (unlikely(ai->attlen == 0)) \
+		if (unlikely(!known[a])) \
+		{ \
 			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+			known[a] = true; \
+		} \
 		g = ai->group; \
 		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
 		size[g] = o + ai->attlen; \
@@ -289,8 +293,11 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		\
 		NEXT(a); \
 		ai = &attinfo[a]; \
-		if (unlikely(ai->attlen == 0)) \
+		if (unlikely(!known[a])) \
+		{ \
 			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+			known[a] = true; \
+		} \
 		g = ai->group; \
 		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
 	}
