@@ -16,7 +16,8 @@ BEGIN
 END $$;
 
 -- The storage clause of a table variant: heap, slimheap ("truncate", the
--- default) or slimheap with the "compress" NULL bitmap.
+-- default), slimheap with the "compress" NULL bitmap, or jsonb (W10: a heap
+-- table of (id, doc jsonb), the way sparse records are stored today).
 CREATE FUNCTION bench_storage(variant text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
 	SELECT CASE variant
@@ -24,6 +25,7 @@ LANGUAGE sql IMMUTABLE AS $$
 		WHEN 'slimheap' THEN 'USING slimheap'
 		WHEN 'compress' THEN
 			'USING slimheap WITH ("slimheap.null_bitmap" = compress)'
+		WHEN 'jsonb' THEN 'USING heap'
 	END
 $$;
 
@@ -217,6 +219,18 @@ BEGIN
 						THEN ' JOIN big ON big.i = masks.g % 1000' ELSE '' END);
 	DROP TABLE masks;
 	DROP TABLE IF EXISTS pg_temp.big;
+END $$;
+
+-- W10: the jsonb twin of a W4/W5 source table: (id, doc) with one key "cN"
+-- per non-NULL column c<N> of the source row (its JSON value: number,
+-- boolean or string), in id order, as mixed_source() writes its rows.
+CREATE FUNCTION mixed_jsonb_source(tab text, src regclass) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE format('DROP TABLE IF EXISTS %I', tab);
+	EXECUTE format('CREATE TABLE %I AS
+		SELECT s.id, jsonb_strip_nulls(to_jsonb(s) - ''id'') AS doc
+		FROM %s s ORDER BY s.id', tab, src);
 END $$;
 
 -- W7: form tuples of the workload's shape with both formers, in `slices`

@@ -330,10 +330,16 @@ echo "$(psql_db -d heap -c "SELECT w1_insert('w1_new', $W1_INSERT_ROWS)");" >"$S
 for i in $(seq $SCANS); do echo 'SELECT sum(c50) FROM w1;'; done >"$SQL/w1_read.sum"
 for i in $(seq $SCANS); do echo 'SELECT count(*) FROM w1;'; done >"$SQL/w1_read.count"
 
+# the reads of issue 23 (bench/run.sh): count(cN) at these positions, a
+# two-column filter, a lookup of three columns, count(*)
+READ_POSITIONS="2 200 403 600 800"
+READ_FILTER="c403 IS NOT NULL AND c5 IS NULL"
+
 # W4, W5: into a fresh table with its primary key (as bench/run.sh loads
 # them), from the heap source or from the COPY file of the same rows; and
 # on the template's tables, lookups by key (prepared; the row turned into
-# text, which reads every attribute) and count(c800)
+# text, which reads every attribute, and of three columns), count(cN) at
+# the positions above, the filter and count(*)
 for w in w4 w5; do
 	for db in heap slim; do
 		v=$([ $db = heap ] && echo heap || echo compress)
@@ -344,14 +350,25 @@ for w in w4 w5; do
 		} >"$SQL/${w}_write.$db.setup"
 		{
 			echo "PREPARE lookup(int) AS SELECT length(t::text) FROM $w t WHERE id = \$1;"
+			echo "PREPARE lookup3(int) AS SELECT c2, c403, c800 FROM $w WHERE id = \$1;"
 			keys $LOOKUP_WARMUP $W4_ROWS 23 | sed 's/.*/EXECUTE lookup(&);/'
-			echo "SELECT count(c800) FROM $w;"
+			keys $LOOKUP_WARMUP $W4_ROWS 23 | sed 's/.*/EXECUTE lookup3(&);/'
+			for p in $READ_POSITIONS; do echo "SELECT count(c$p) FROM $w;"; done
+			echo "SELECT count(*) FROM $w WHERE $READ_FILTER;"
+			echo "SELECT count(*) FROM $w;"
 		} >"$SQL/${w}_read.$db.setup"
 	done
 	echo "INSERT INTO ${w}_new SELECT * FROM ${w}_src;" >"$SQL/${w}_write.insert"
 	echo "COPY ${w}_new FROM '$WORK/$w.copy';" >"$SQL/${w}_write.copy"
 	keys $LOOKUPS $W4_ROWS 29 | sed 's/.*/EXECUTE lookup(&);/' >"$SQL/${w}_read.lookups"
+	keys $LOOKUPS $W4_ROWS 29 | sed 's/.*/EXECUTE lookup3(&);/' >"$SQL/${w}_read.lookup3"
 	for i in $(seq $SCANS); do echo "SELECT count(c800) FROM $w;"; done >"$SQL/${w}_read.scan"
+	for p in $READ_POSITIONS; do
+		[ $p = 800 ] && continue	# the figure "scan" above
+		for i in $(seq $SCANS); do echo "SELECT count(c$p) FROM $w;"; done >"$SQL/${w}_read.c$p"
+	done
+	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w WHERE $READ_FILTER;"; done >"$SQL/${w}_read.filter"
+	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w;"; done >"$SQL/${w}_read.count"
 done
 
 as_postgres "$PGBIN/pg_ctl" -D "$TEMPLATE" -m fast -w stop >/dev/null
@@ -380,7 +397,14 @@ FIGURES=$WORK/figures.txt
 		echo "${w}_insert|$W INSERT ... SELECT * from a heap table: $(th $W4_ROWS) rows|${w}_write|insert|$W4_ROWS|row|compress"
 		echo "${w}_copy|$W COPY FROM a file: $(th $W4_ROWS) rows|${w}_write|copy|$W4_ROWS|row|compress"
 		echo "${w}_lookup|$W lookups by key (prepared, row to text): $(th $LOOKUPS)|${w}_read|lookups|$LOOKUPS|lookup|compress"
+		echo "${w}_lookup3|$W lookups by key (prepared, c2, c403, c800): $(th $LOOKUPS)|${w}_read|lookup3|$LOOKUPS|lookup|compress"
+		for p in $READ_POSITIONS; do
+			[ $p = 800 ] && continue
+			echo "${w}_c$p|$W scan count(c$p): $SCANS x $(th $W4_ROWS) rows|${w}_read|c$p|$((SCANS * W4_ROWS))|row|compress"
+		done
 		echo "${w}_scan|$W scan count(c800): $SCANS x $(th $W4_ROWS) rows|${w}_read|scan|$((SCANS * W4_ROWS))|row|compress"
+		echo "${w}_filter|$W scan count(*) WHERE $READ_FILTER: $SCANS x $(th $W4_ROWS) rows|${w}_read|filter|$((SCANS * W4_ROWS))|row|compress"
+		echo "${w}_count|$W scan count(*): $SCANS x $(th $W4_ROWS) rows|${w}_read|count|$((SCANS * W4_ROWS))|row|compress"
 	done
 } >"$FIGURES.all"
 
@@ -459,7 +483,7 @@ for b in "${BACKENDS[@]}"; do
 done
 mapfile -t BACKENDS < <(printf '%s\n' "${BACKENDS[@]}" | awk '!seen[$0]++' |
 	awk -F. '{ o = 5 } $3 == "tx" { o = 0 } $3 == "copy" { o = 1 } $1 ~ /^w2_/ && $3 != "setup" { o = 2 }
-		$3 == "lookups" { o = 3 } $3 == "setup" { o = 6 } { print o, NR, $0 }' |
+		$3 == "lookups" || $3 == "lookup3" { o = 3 } $3 == "setup" { o = 6 } { print o, NR, $0 }' |
 	sort -n -k1,1 -k2,2 | cut -d' ' -f3)
 
 log "${#BACKENDS[@]} backends under callgrind, $JOBS at a time"

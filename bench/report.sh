@@ -10,7 +10,8 @@
 #                    by run.sh right after the measurements: mode, rounds,
 #                    run time, server version, sizes, load average, build)
 #
-# and it writes latest.md (also printed), latest.csv, w3.dat and w3.png.
+# and it writes latest.md (also printed), latest.csv, w3.dat and w3.png,
+# w10.dat and w10.png.
 #
 # Nothing in here may throw a finished run away: the revision of the
 # checkout is read from git when git can read it, and otherwise the report
@@ -98,21 +99,30 @@ done
 # --- the files ----------------------------------------------------------------
 STATUS=0
 if ! perl "$BENCH/summarize.pl" "$RAW" "$RESULTS"; then
-	log "summarize.pl failed: no latest.md, latest.csv, w3.dat"
+	log "summarize.pl failed: no latest.md, latest.csv, w3.dat, w10.dat"
 	STATUS=1
 fi
 
-# a chart left by an earlier run must not pass for this run's
-rm -f "$RESULTS/w3.png"
-if [ ! -f "$RESULTS/w3.dat" ] || ! grep -q '^[0-9]' "$RESULTS/w3.dat"; then
-	log "no W3 figures: no chart"
-elif ! command -v gnuplot >/dev/null 2>&1; then
-	log "gnuplot not found: no chart"
-elif ! gnuplot -e "datafile='$RESULTS/w3.dat'; outfile='$RESULTS/w3.png'" "$BENCH/w3.gnuplot"; then
-	log "gnuplot failed: no chart"
-	STATUS=1
-fi
+# chart NAME: NAME.png from NAME.dat with bench/NAME.gnuplot, when the run
+# has its figures; a chart left by an earlier run must not pass for this
+# run's.  The script is told the workloads of the file's blocks (its
+# "# W<n>" lines: W10's has one block for each of W4 and W5 measured).
+chart() {
+	local blocks
+	blocks=$(sed -n 's/^# \(W[0-9]*\)$/\1/p' "$RESULTS/$1.dat" 2>/dev/null | paste -sd' ' -)
+	rm -f "$RESULTS/$1.png"
+	if [ ! -f "$RESULTS/$1.dat" ] || ! grep -q '^[0-9]' "$RESULTS/$1.dat"; then
+		log "no ${1^^} figures: no ${1^^} chart"
+	elif ! command -v gnuplot >/dev/null 2>&1; then
+		log "gnuplot not found: no ${1^^} chart"
+	elif ! gnuplot -e "datafile='$RESULTS/$1.dat'; outfile='$RESULTS/$1.png'; workloads='$blocks'" "$BENCH/$1.gnuplot"; then
+		log "gnuplot failed: no ${1^^} chart"
+		STATUS=1
+	fi
+}
+chart w3
+chart w10
 
 [ -f "$RESULTS/latest.md" ] && cat "$RESULTS/latest.md"
-log "report in $RESULTS: latest.md, latest.csv, latest-raw.csv, w3.png ($REVISION)"
+log "report in $RESULTS: latest.md, latest.csv, latest-raw.csv, w3.png, w10.png ($REVISION)"
 exit $STATUS

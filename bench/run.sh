@@ -11,8 +11,10 @@
 # (a warm-up round first, then REPS measured rounds), writing every
 # measurement to bench/results/latest-raw.csv as it is taken and the run's
 # description to latest-run.txt; bench/report.sh then derives latest.md
-# (also printed), latest.csv (median, min, max and ratio per figure) and
-# w3.png from those two, whatever git says about the checkout.
+# (also printed), latest.csv (median, min, max and ratio per figure),
+# w3.png and w10.png from those two, whatever git says about the checkout.
+# W4 and W5 also run on their jsonb twin (W10: (id, doc jsonb), the same
+# rows), with the reads by column position of issue 23.
 # `bench/run.sh --report-only RESULTS_DIR` runs only that report step.
 # Benchmarks are not tests: nothing here asserts a timing.
 #
@@ -242,7 +244,7 @@ outer_ms() {
 	echo "$t0 $t1" | awk '{printf "%.3f", ($2 - $1) * 1000}'
 }
 sqlms() { val "SELECT bench_ms($1)"; }			# time a generated statement
-log "variants: heap slimheap${COMPRESS:+ $COMPRESS (W4, W5)}"
+log "variants: heap slimheap${COMPRESS:+ $COMPRESS (W4, W5)} jsonb (W4, W5: W10)"
 
 # --- recording --------------------------------------------------------------
 mkdir -p "$RESULTS"
@@ -261,12 +263,14 @@ record() {
 	fi
 }
 
-# sizes WORKLOAD CASE TABLE VARIANT ROWS: relation sizes every round, tuple
-# bytes from the pages in the first measured round (they do not vary)
+# sizes WORKLOAD CASE TABLE VARIANT ROWS: relation sizes every round (main
+# fork; with TOAST, FSM and VM: pg_table_size; total, with the indexes too),
+# tuple bytes from the pages in the first measured round (they do not vary)
 sizes() {
-	local w=$1 c=$2 t=$3 v=$4 rows=$5 main total
-	IFS='|' read -r main total < <(val "SELECT pg_relation_size('$t'), pg_total_relation_size('$t')")
+	local w=$1 c=$2 t=$3 v=$4 rows=$5 main table total
+	IFS='|' read -r main table total < <(val "SELECT pg_relation_size('$t'), pg_table_size('$t'), pg_total_relation_size('$t')")
 	record "$w" "$c" "size (main fork)" MB "$v" "$(echo "$main" | awk '{printf "%.2f", $1 / 1048576}')"
+	record "$w" "$c" "size (with TOAST)" MB "$v" "$(echo "$table" | awk '{printf "%.2f", $1 / 1048576}')"
 	record "$w" "$c" "size (total)" MB "$v" "$(echo "$total" | awk '{printf "%.2f", $1 / 1048576}')"
 	record "$w" "$c" "main fork per row" bytes "$v" "$(echo "$main $rows" | awk '{printf "%.1f", $1 / $2}')"
 	if [ $REP = 1 ]; then
@@ -283,15 +287,17 @@ scan() {
 	record "$1" "$2" "scan $4" ms "$3" "$(ms "$5")"
 }
 
-# lookups WORKLOAD CASE VARIANT TABLE NROWS: point lookups by primary key
-# through pgbench (one client, prepared statements, whole rows returned)
+# lookups WORKLOAD CASE VARIANT TABLE NROWS [LABEL SELECT-LIST]: point
+# lookups by primary key through pgbench (one client, prepared statements);
+# whole rows returned, or the select list given (figure "point lookup
+# (LABEL)")
 lookups() {
-	local script=$WORK/lookup_$4.sql latency
-	printf '\\set k random(1, %d)\nSELECT * FROM %s WHERE id = :k;\n' "$5" "$4" >"$script"
+	local script=$WORK/lookup_$4${6:+_${6// /_}}.sql latency
+	printf '\\set k random(1, %d)\nSELECT %s FROM %s WHERE id = :k;\n' "$5" "${7:-*}" "$4" >"$script"
 	latency=$("$PGBIN/pgbench" -n -M prepared -c 1 -t "$(n $LOOKUPS)" \
 		--random-seed=7 -f "$script" bench 2>&1 |
 		awk '/^latency average/ {print $4}')
-	record "$1" "$2" "point lookup" us "$3" "$(echo "$latency" | awk '{printf "%.1f", $1 * 1000}')"
+	record "$1" "$2" "point lookup${6:+ ($6)}" us "$3" "$(echo "$latency" | awk '{printf "%.1f", $1 * 1000}')"
 }
 
 # n COUNT: the row count of this round; the warm-up round (0) runs every
@@ -367,39 +373,69 @@ w3_round() {
 }
 
 # --- W4, W5, W9: 800 mixed columns; rows copied from a prepared source -------
-# mixed_round WORKLOAD SOURCE ROWS VARIANTS...
+# The reads of W4 and W5 by column position (issue 23; c2 float8, c200 text,
+# c403 bool, c600 and c800 text), and the two columns of the filter
+READ_POSITIONS="2 200 403 600 800"
+
+# col VARIANT N: column c<N> as the variant's queries read it (jsonb: the
+# key "cN" of doc, NULL when the row has none)
+col() {
+	if [ "$1" = jsonb ]; then
+		echo "doc->'c$2'"
+	else
+		echo "c$2"
+	fi
+}
+
+# mixed_round WORKLOAD SOURCE ROWS VARIANTS...: variant jsonb (W10) is the
+# table (id, doc jsonb) of the same rows, loaded the same way from its own
+# heap source (SOURCE_jsonb, mixed_jsonb_source() of bench.sql)
 mixed_round() {
-	local w=$1 src=$2 rows=$3 v t
+	local w=$1 src=$2 rows=$3 v t s p filter
 	shift 3
 	for v in "$@"; do
 		t=${w,,}_$v
-		q "SELECT bench_create('$t', '$v', bench_coldefs_of('$src'))"
+		s=$src
+		[ "$v" = jsonb ] && s=${src}_jsonb
+		q "SELECT bench_create('$t', '$v', bench_coldefs_of('$s'))"
 		if [ "$w" != W9 ]; then
 			q "ALTER TABLE $t ADD PRIMARY KEY (id)"
 		fi
 		checkpoint
-		record "$w" "" insert ms "$v" "$(ms "INSERT INTO $t SELECT * FROM $src$([ $REP = 0 ] && echo " LIMIT $(n $rows)")")"
+		record "$w" "" insert ms "$v" "$(ms "INSERT INTO $t SELECT * FROM $s$([ $REP = 0 ] && echo " LIMIT $(n $rows)")")"
 		q "VACUUM $t"
 		checkpoint
 		scan "$w" "" "$v" "count(*)" "SELECT count(*) FROM $t"
 		if [ "$w" = W9 ]; then
 			scan "$w" "" "$v" "sum(length(c400))" "SELECT sum(length(c400)) FROM $t"
 		else
-			scan "$w" "" "$v" "count(c800)" "SELECT count(c800) FROM $t"
-			# JIT deforming is specialized for core's slot types only;
-			# LLVM's optimization is left off (on 800 columns it costs
-			# seconds, the same for both)
-			q "SET jit = on"
-			q "SET jit_above_cost = 0"
-			q "SET jit_optimize_above_cost = -1"
-			scan "$w" "" "$v" "count(c800) jit" "SELECT count(c800) FROM $t"
-			q "RESET jit"
-			q "RESET jit_above_cost"
-			q "RESET jit_optimize_above_cost"
+			for p in $READ_POSITIONS; do
+				scan "$w" "" "$v" "count(c$p)" "SELECT count($(col "$v" "$p")) FROM $t"
+			done
+			if [ "$v" = jsonb ]; then
+				filter="doc ? 'c403' AND NOT doc ? 'c5'"
+			else
+				filter="c403 IS NOT NULL AND c5 IS NULL"
+			fi
+			scan "$w" "" "$v" "count(*) where c403 and not c5" "SELECT count(*) FROM $t WHERE $filter"
+			if [ "$v" != jsonb ]; then
+				# JIT deforming is specialized for core's slot types
+				# only; LLVM's optimization is left off (on 800 columns
+				# it costs seconds, the same for both)
+				q "SET jit = on"
+				q "SET jit_above_cost = 0"
+				q "SET jit_optimize_above_cost = -1"
+				scan "$w" "" "$v" "count(c800) jit" "SELECT count(c800) FROM $t"
+				q "RESET jit"
+				q "RESET jit_above_cost"
+				q "RESET jit_optimize_above_cost"
+			fi
 			lookups "$w" "" "$v" "$t" "$(n $rows)"
+			lookups "$w" "" "$v" "$t" "$(n $rows)" "3 columns" \
+				"$(col "$v" 2), $(col "$v" 403), $(col "$v" 800)"
 		fi
 		sizes "$w" "" "$t" "$v" "$rows"
-		if [ "$w" = W4 ]; then
+		if [ "$w" = W4 ] && [ "$v" != jsonb ]; then
 			index_round "$w" "$src" "$rows" "$v" "$t"
 			rewrite_round "$w" "$src" "$rows" "$v" "$t"
 		fi
@@ -445,8 +481,8 @@ rewrite_round() {
 	record "$w" "" "rewrite" ms "$v" "$(ms "ALTER TABLE ${t}_rw SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = $mode)")"
 	q "DROP TABLE ${t}_rw"
 }
-w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS; }
-w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS; }
+w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
+w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w9_round() { mixed_round W9 w9_src $W9_ROWS heap slimheap; }
 
 # --- W6: pgbench TPC-B --------------------------------------------------------
@@ -532,15 +568,17 @@ if wanted W3; then
 fi
 if wanted W4; then
 	timed "W4 source ($W4_ROWS rows)" q "SELECT mixed_source('w4_src', $W4_ROWS, false)"
-	q "VACUUM w4_src"
+	q "SELECT mixed_jsonb_source('w4_src_jsonb', 'w4_src')"
+	q "VACUUM w4_src, w4_src_jsonb"
 	timed "W4 ($W4_ROWS rows)" rounds w4_round
-	q "DROP TABLE IF EXISTS w4_src, w4_heap, w4_slimheap, w4_compress"
+	q "DROP TABLE IF EXISTS w4_src, w4_src_jsonb, w4_heap, w4_slimheap, w4_compress, w4_jsonb"
 fi
 if wanted W5; then
 	timed "W5 source ($W4_ROWS rows)" q "SELECT mixed_source('w5_src', $W4_ROWS, true)"
-	q "VACUUM w5_src"
+	q "SELECT mixed_jsonb_source('w5_src_jsonb', 'w5_src')"
+	q "VACUUM w5_src, w5_src_jsonb"
 	timed "W5 ($W4_ROWS rows)" rounds w5_round
-	q "DROP TABLE IF EXISTS w5_src, w5_heap, w5_slimheap, w5_compress"
+	q "DROP TABLE IF EXISTS w5_src, w5_src_jsonb, w5_heap, w5_slimheap, w5_compress, w5_jsonb"
 fi
 if wanted W9; then
 	timed "W9 source ($W9_ROWS rows)" q "SELECT mixed_source('w9_src', $W9_ROWS, false, 400)"

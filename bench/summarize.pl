@@ -8,6 +8,8 @@
 #                           heap) with the key figures on top
 #   RESULTS_DIR/latest.csv  the same as CSV
 #   RESULTS_DIR/w3.dat      the W3 series for bench/w3.gnuplot
+#   RESULTS_DIR/w10.dat     W4 and W5 read times against column position,
+#                           per variant, for bench/w10.gnuplot (W10)
 # The description of the run comes from BENCH_* environment variables.
 # Core Perl only.
 use strict;
@@ -38,8 +40,9 @@ while (my $line = <$in>)
 }
 close $in;
 
-# heap first, then slimheap, then any other slimheap variant
-my @variants = grep { $variants_seen{$_} } qw(heap slimheap compress);
+# heap first, then slimheap, then any other slimheap variant, then the
+# jsonb twin of W4 and W5 (W10)
+my @variants = grep { $variants_seen{$_} } qw(heap slimheap compress jsonb);
 my @others = grep { $_ ne 'heap' } @variants;
 
 sub median
@@ -150,6 +153,38 @@ for my $p (sort { $a <=> $b } keys %w3pos)
 }
 close $dat;
 
+# --- w10.dat --------------------------------------------------------------------
+# One block per workload (W4, then W5, two blank lines between: gnuplot's
+# "index"), one line per column position: median, min and max of
+# count(cN) for heap, truncate, compress and jsonb, then count(*) of heap,
+# compress and jsonb (the floor of a scan).
+my @read_positions = (2, 200, 403, 600, 800);
+open $dat, '>', "$outdir/w10.dat" or die "cannot write $outdir/w10.dat: $!\n";
+print $dat "# W10: scan time (ms) of count(cN) against N, per variant: median min max of\n"
+  . "# position heap truncate compress jsonb, then count(*) of heap compress jsonb\n";
+my $blocks = 0;
+for my $w (qw(W4 W5))
+{
+	my @lines;
+	for my $p (@read_positions)
+	{
+		my @row = ($p);
+		my $any = 0;
+		for my $v (qw(heap slimheap compress jsonb))
+		{
+			my $s = $st{ join "\x1f", $w, '', "scan count(c$p)" }{$v};
+			$any = 1 if $s;
+			push @row, $s ? ($s->{median}, $s->{min}, $s->{max}) : ('NaN') x 3;
+		}
+		push @row, map { med($w, '', 'scan count(*)', $_) // 'NaN' } qw(heap compress jsonb);
+		push @lines, join(' ', @row) if $any;
+	}
+	next unless @lines;
+	print $dat "\n\n" if $blocks++;
+	print $dat "# $w\n", map { "$_\n" } @lines;
+}
+close $dat;
+
 # --- latest.md ----------------------------------------------------------------
 my @md;
 push @md, '# slimheap against heap: benchmark results', '';
@@ -218,6 +253,47 @@ if (grep { $_ eq 'compress' } @others)
 			push @md, sprintf '| %s | %s | %s | %s | %s | %s |', $label,
 			  num($h), (defined $t ? num($t) : ''), num($z),
 			  fmt_ratio(ratio($z, $h)), fmt_ratio(ratio($z, $t));
+		}
+	}
+	push @md, '';
+}
+
+# W10: W4 and W5 beside their jsonb twin, the reads of issue 23 by column
+# position; "of count(*)": the scan against count(*) of the same table,
+# the floor of any scan of it
+if (grep { $_ eq 'jsonb' } @others)
+{
+	push @md, '## compress against jsonb (W4, W5: W10)', '';
+	push @md,
+	  'jsonb: a heap table `(id int4 PRIMARY KEY, doc jsonb)` of the same rows, one key `"cN"` per '
+	  . 'non-NULL column; its queries read `doc->\'cN\'` for `cN`, `doc ? \'c403\' AND NOT doc ? \'c5\'` '
+	  . 'for the filter. Scans in ms, lookups in us (pgbench, one client); "of count(*)": the figure '
+	  . 'over `count(*)` of the same table.';
+	push @md, '';
+	push @md,
+	  '| figure | heap | truncate | compress | jsonb | compress/heap | compress/jsonb | compress of count(*) | jsonb of count(*) |',
+	  '|---|---:|---:|---:|---:|---:|---:|---:|---:|';
+	for my $w (qw(W4 W5))
+	{
+		my @rows = (
+			[ "$w size, main fork (MB)", 'size (main fork)', 0 ],
+			[ "$w size, with TOAST (MB)", 'size (with TOAST)', 0 ],
+			(map { [ "$w `count(c$_)`", "scan count(c$_)", 1 ] } @read_positions),
+			[ "$w `count(*)` where c403 and not c5", 'scan count(*) where c403 and not c5', 1 ],
+			[ "$w `count(*)`", 'scan count(*)', 1 ],
+			[ "$w lookup, 3 columns (us)", 'point lookup (3 columns)', 0 ],
+			[ "$w lookup, whole row (us)", 'point lookup', 0 ]);
+		for my $k (@rows)
+		{
+			my ($label, $m, $is_scan) = @$k;
+			my ($h, $t, $z, $j) = map { med($w, '', $m, $_) } qw(heap slimheap compress jsonb);
+			next unless defined $h && defined $j;
+			my @floor = map { $is_scan ? med($w, '', 'scan count(*)', $_) : undef } qw(compress jsonb);
+			push @md, sprintf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |', $label,
+			  num($h), num($t), num($z), num($j),
+			  fmt_ratio(ratio($z, $h)), fmt_ratio(ratio($z, $j)),
+			  ($is_scan ? fmt_ratio(ratio($z, $floor[0])) : ''),
+			  ($is_scan ? fmt_ratio(ratio($j, $floor[1])) : '');
 		}
 	}
 	push @md, '';

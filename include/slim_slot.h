@@ -44,6 +44,8 @@ typedef struct SlimTupleTableSlot
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
 	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
 	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
+	struct SlimAttInfo *read_attinfo;	/* the tail decoder's, or NULL */
+	bool	   *read_known;		/* which of read_attinfo are filled in */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)

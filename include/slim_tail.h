@@ -64,14 +64,24 @@ typedef struct SlimTailInfo
 	uint32		end_off;		/* past the last tail value */
 } SlimTailInfo;
 
-/* what slim_transcode_tail_tuple() needs of an attribute (slim_att_info) */
+/*
+ * What slim_transcode_tail_tuple() and slim_deform_tail_upto() need of an
+ * attribute, packed (slim_att_info)
+ */
 typedef struct SlimAttInfo
 {
 	int16		attlen;
 	char		attalign;
 	uint8		alignmask;		/* the alignment of attalign, minus 1 */
 	uint8		group;			/* where its value goes in a tail */
+	bool		attbyval;
 } SlimAttInfo;
+
+/*
+ * Groups 0 to 3 of a tail's values hold fixed-length values of one
+ * alignment each (slim_value_group()), group 4 the variable-length ones.
+ */
+#define SLIM_FIXED_GROUPS	4
 
 /* unsigned LEB128: values here stay below 2^14 (at most 1600 attributes) */
 static inline int
@@ -159,6 +169,17 @@ slim_value_group(Form_pg_attribute att)
 	}
 }
 
+/* the packed facts of one attribute */
+static inline void
+slim_att_info_set(SlimAttInfo *info, Form_pg_attribute att)
+{
+	info->attlen = att->attlen;
+	info->attalign = att->attalign;
+	info->alignmask = att_align_nominal(1, att->attalign) - 1;
+	info->group = slim_value_group(att);
+	info->attbyval = att->attbyval;
+}
+
 /* where a stored value of att at tp + off starts, as heap's readers align */
 static inline uint32
 slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
@@ -188,6 +209,10 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
+extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
+								  SlimAttInfo *attinfo, bool *known,
+								  uint32 prefix_end, int from, int natts,
+								  Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);

@@ -57,7 +57,7 @@ sub checkout
 	my ($name, $git) = @_;
 	my $dir = "$tmp/$name";
 	make_path("$dir/bench");
-	for my $f (qw(run.sh report.sh summarize.pl w3.gnuplot))
+	for my $f (qw(run.sh report.sh summarize.pl w3.gnuplot w10.gnuplot))
 	{
 		copy("$bench/$f", "$dir/bench/$f") or die "copy $f: $!";
 	}
@@ -90,6 +90,28 @@ for my $rep (1, 2)
 	}
 }
 
+# W10: W4 reads by column position for heap, truncate, compress and the
+# jsonb twin, their count(*), sizes and the 3-column lookup (a scan of
+# variant v at column p takes base{v} + p / 100 ms in round 1, one more in
+# round 2)
+my %base = (heap => 10, slimheap => 11, compress => 4, jsonb => 8);
+for my $rep (1, 2)
+{
+	for my $v (qw(heap slimheap compress jsonb))
+	{
+		$raw .= "W4,,size (main fork),MB,$v,$rep," . (30 + $base{$v}) . "\n";
+		$raw .= "W4,,size (with TOAST),MB,$v,$rep," . (31 + $base{$v}) . "\n";
+		$raw .= "W4,,scan count(*),ms,$v,$rep," . (2 + $rep) . "\n";
+		for my $p (2, 200, 403, 600, 800)
+		{
+			$raw .= "W4,,scan count(c$p),ms,$v,$rep,"
+			  . ($base{$v} + ($v eq 'jsonb' ? 0 : $p / 100) + $rep - 1) . "\n";
+		}
+		$raw .= "W4,,scan count(*) where c403 and not c5,ms,$v,$rep," . (5 + $base{$v}) . "\n";
+		$raw .= "W4,,point lookup (3 columns),us,$v,$rep," . (100 + $base{$v}) . "\n";
+	}
+}
+
 sub results
 {
 	my ($name) = @_;
@@ -114,12 +136,15 @@ sub report_ok
 	  run_cmd([ 'bash', "$checkout/bench/run.sh", '--report-only', $res ],
 		%env);
 	ok($ok, "$name: the report step succeeds") or diag($err);
-	for my $f (qw(latest.md latest.csv w3.dat))
+	for my $f (qw(latest.md latest.csv w3.dat w10.dat))
 	{
 		ok(-s "$res/$f", "$name: $f written");
 	}
-	is(-s "$res/w3.png" ? 1 : 0, $have_gnuplot ? 1 : 0,
-		"$name: w3.png written exactly when gnuplot is installed");
+	for my $f (qw(w3.png w10.png))
+	{
+		is(-s "$res/$f" ? 1 : 0, $have_gnuplot ? 1 : 0,
+			"$name: $f written exactly when gnuplot is installed");
+	}
 	is(slurp("$res/latest-raw.csv"), $raw,
 		"$name: the measurements are left as they were");
 	my $md = slurp("$res/latest.md") // '';
@@ -132,6 +157,31 @@ sub report_ok
 	like(slurp("$res/latest.csv") // '',
 		qr/^W3,c8,insert,ms,slimheap,2,91\.5,91,92,0\.9015$/m,
 		"$name: latest.csv holds the figures of the run");
+
+	# W10: compress 4 + 4.03 + 0.5 = 8.53 ms, jsonb 8.5, heap 14.53,
+	# truncate 15.53, count(*) 3.5 in every variant
+	like($md,
+		qr/^\| W4 `count\(c403\)` \| 14\.53 \| 15\.53 \| 8\.53 \| 8\.5 \| 0\.587 \| 1\.004 \| 2\.437 \| 2\.429 \|$/m,
+		"$name: latest.md puts compress beside jsonb, with the ratios to count(*)");
+	like($md,
+		qr/^\| W4 size, with TOAST \(MB\) \| 41 \| 42 \| 35 \| 39 \| 0\.854 \| 0\.897 \|  \|  \|$/m,
+		"$name: latest.md has the sizes with TOAST of all four");
+	like($md,
+		qr/^\| W4 `count\(\*\)` where c403 and not c5 \| 15 \| 16 \| 9 \| 13 \| 0\.600 \| 0\.692 \| 2\.571 \| 3\.714 \|$/m,
+		"$name: latest.md has the filter");
+	like($md,
+		qr/^\| W4 lookup, 3 columns \(us\) \| 110 \| 111 \| 104 \| 108 \| 0\.945 \| 0\.963 \|  \|  \|$/m,
+		"$name: latest.md has the 3-column lookup");
+	like(slurp("$res/latest.csv") // '',
+		qr/^W4,,scan count\(c800\),ms,jsonb,2,8\.5,8,9,0\.4595$/m,
+		"$name: latest.csv holds the jsonb figures with their ratio to heap");
+	my $w10 = slurp("$res/w10.dat") // '';
+	like($w10,
+		qr/^# W4\n2 10\.52 10\.02 11\.02 11\.52 11\.02 12\.02 4\.52 4\.02 5\.02 8\.5 8 9 3\.5 3\.5 3\.5\n/m,
+		"$name: w10.dat has W4's series, c2 first");
+	like($w10, qr/^800 18\.5 18 19 19\.5 19 20 12\.5 12 13 8\.5 8 9 3\.5 3\.5 3\.5$/m,
+		"$name: w10.dat ends at c800");
+	unlike($w10, qr/^# W5/m, "$name: w10.dat has no block of a workload not measured");
 	return $md;
 }
 

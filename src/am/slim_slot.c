@@ -210,6 +210,8 @@ slim_slot_release(TupleTableSlot *slot)
 
 	if (sslot->attinfo != NULL)
 		pfree(sslot->attinfo);
+	if (sslot->read_attinfo != NULL)
+		pfree(sslot->read_attinfo);
 }
 
 void
@@ -229,8 +231,11 @@ slim_slot_clear(TupleTableSlot *slot)
 /*
  * Only reached when the slot holds a tuple (a virtual one has every value
  * valid), which the reader holds too.  heap's code deforms a standard row,
- * and the prefix of a tail row; an attribute past the prefix decodes the
- * whole tail.
+ * and the prefix of a tail row; attributes past the prefix are decoded from
+ * the tail only as far as natts, from where an earlier call stopped
+ * (tts_nvalid), so tts_nvalid stays exact: a later call for more continues.
+ * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
+ * in their missing values).
  */
 void
 slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
@@ -239,7 +244,6 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	TupleTableSlot *reader = sslot->reader;
 	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
 	int			prefix_natts;
-	int			stored_natts;
 	uint32		prefix_end;
 
 	Assert(!TTS_EMPTY(reader));
@@ -259,13 +263,25 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
-	stored_natts = slim_deform_tail(td, slot->tts_tupleDescriptor, prefix_end,
-									slot->tts_values, slot->tts_isnull);
-	slot->tts_nvalid = stored_natts;
-	if (stored_natts < slot->tts_tupleDescriptor->natts)
-		slot_getmissingattrs(slot, stored_natts,
-							 slot->tts_tupleDescriptor->natts);
-	slot->tts_nvalid = slot->tts_tupleDescriptor->natts;
+	/*
+	 * The decoder fills in the attributes' facts as it meets them: only the
+	 * flags saying which it knows start zeroed (a lookup reads one row).
+	 */
+	if (unlikely(sslot->read_attinfo == NULL))
+	{
+		int			n = slot->tts_tupleDescriptor->natts;
+
+		sslot->read_attinfo = MemoryContextAlloc(slot->tts_mcxt,
+												 (sizeof(SlimAttInfo) + 1) * n);
+		sslot->read_known = (bool *) (sslot->read_attinfo + n);
+		memset(sslot->read_known, false, n);
+	}
+	slot->tts_nvalid =
+		slim_deform_tail_upto(td, slot->tts_tupleDescriptor,
+							  sslot->read_attinfo, sslot->read_known,
+							  prefix_end,
+							  Max(slot->tts_nvalid, prefix_natts), natts,
+							  slot->tts_values, slot->tts_isnull);
 }
 
 Datum

@@ -22,6 +22,11 @@
 
 #include "slim_tail.h"
 
+/* the alignment of each fixed-length group of tail values */
+static const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
+	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
+};
+
 /*
  * Where the data of a row's prefix ends, relative to t_hoff: the walk heap's
  * deforming does over the header's natts attributes.
@@ -138,6 +143,229 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 		off = att_addlength_pointer(off, att->attlen, tp + off);
 	}
 	return stored_natts;
+}
+
+/*
+ * A fixed-length value as fetch_att() gives it (by value sign-extended, else
+ * its address), without a branch on its length: the 8 bytes that end with
+ * the value are read (a tail value has the tuple header before it, so they
+ * lie in the tuple) and shifted down.
+ */
+static inline Datum
+slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
+{
+#ifndef WORDS_BIGENDIAN
+	int64		word;
+	int			shift = ai->attbyval ? 64 - 8 * ai->attlen : 0;
+
+	memcpy(&word, ptr + ai->attlen - sizeof(int64), sizeof(int64));
+	return ai->attbyval ? (Datum) (word >> shift) : PointerGetDatum(ptr);
+#else
+	return fetch_att(ptr, ai->attbyval, ai->attlen);
+#endif
+}
+
+/*
+ * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
+ * from is at least the header's natts K, whose prefix the caller has
+ * deformed, and prefix_end is where its data ends), reading only as much of
+ * the tail as they need: when they are all NULL the map is read only up to
+ * natts; otherwise to its end, which is where the values start and where the
+ * sizes of the groups of fixed-length values are known, and only the values
+ * of attributes below natts are fetched (a varlena's by walking the
+ * varlenas before it).  Returns how many attributes are valid now: natts,
+ * or the tail's last one when natts lies past it (the caller fills in the
+ * missing values after it).
+ *
+ * attinfo has an entry for each attribute of tupdesc; those whose known[]
+ * flag is still false are filled in here when first met, so that a slot
+ * that reads few rows does not pay for every attribute of a wide table.
+ * The loops avoid branches on the types of the values, which come in no
+ * predictable order.
+ */
+int
+slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
+					  SlimAttInfo *attinfo, bool *known, uint32 prefix_end,
+					  int from, int natts, Datum *values, bool *isnull)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *tp = (const char *) td + td->t_hoff;
+	const char *p = tp + prefix_end;
+	uint32		header = slim_varint_get(&p);
+	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
+	int			ntail = stored_natts - first;
+	int			limit = Min(natts, stored_natts);
+	SlimTailEncoding encoding = (SlimTailEncoding) (header & 3);
+	/* fixed-length values to fetch, and their offsets in their group */
+	int16		fixed[MaxTupleAttributeNumber];
+	uint32		fixed_off[MaxTupleAttributeNumber];
+	/* every varlena below limit (the walk to a wanted one passes them) */
+	int16		varlenas[MaxTupleAttributeNumber];
+	/* bytes of each group so far; group 4's sum means nothing */
+	uint32		size[SLIM_FIXED_GROUPS + 1] = {0};
+	uint32		start[SLIM_FIXED_GROUPS + 1];
+	int			nfixed = 0;
+	int			nvarlenas = 0;
+	int			last = -1;		/* the last value below limit */
+	int			i = 0;			/* tail attribute the map is at */
+	int			run = 0;		/* RUNS: values left in the current run */
+	uint32		bits = 0;		/* BITMAP: bits left of byte i / 8 */
+	uint32		off;
+	int			g;
+	int			k;
+
+	if (limit <= from)
+		return Max(from, limit);
+
+	/*
+	 * The next value of the map, as the number of its attribute into a (they
+	 * come in ascending order), or break when the map is done: one macro
+	 * per encoding, so that each gets loops of its own.
+	 */
+#define SLIM_NEXT_GAPS(a) \
+	if (i >= ntail || (i += slim_varint_get(&p)) >= ntail) \
+		break; \
+	(a) = first + i++;
+#define SLIM_NEXT_RUNS(a) \
+	while (run == 0 && i < ntail) \
+	{ \
+		i += slim_varint_get(&p); \
+		run = slim_varint_get(&p); \
+	} \
+	if (i >= ntail) \
+		break; \
+	run--; \
+	(a) = first + i++;
+#define SLIM_NEXT_BITMAP(a) \
+	while (bits == 0 && i < ntail) \
+	{ \
+		bits = (uint8) p[i / 8]; \
+		i += 8; \
+	} \
+	if (bits == 0) \
+		break; \
+	(a) = first + i - 8 + pg_rightmost_one_pos32(bits); \
+	bits &= bits - 1; \
+	if ((a) >= stored_natts) \
+		break;
+
+	/*
+	 * The values below limit: what to fetch (values below from are recorded
+	 * too and skipped later, which costs less than telling them apart here),
+	 * and the sizes of their groups; then the rest of the map, for the sizes
+	 * only.  Past limit with nothing from "from" on, the rest does not
+	 * matter.
+	 */
+#define SLIM_WALK(NEXT) \
+	for (;;) \
+	{ \
+		int			a; \
+		SlimAttInfo *ai; \
+		uint32		o; \
+		\
+		NEXT(a); \
+		ai = &attinfo[a]; \
+		if (unlikely(!known[a])) \
+		{ \
+			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+			known[a] = true; \
+		} \
+		g = ai->group; \
+		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
+		size[g] = o + ai->attlen; \
+		if (a >= limit) \
+		{ \
+			if (last < from) \
+				goto all_null; \
+			break; \
+		} \
+		fixed[nfixed] = a; \
+		fixed_off[nfixed] = o; \
+		nfixed += (g < SLIM_FIXED_GROUPS); \
+		varlenas[nvarlenas] = a; \
+		nvarlenas += (g == SLIM_FIXED_GROUPS); \
+		last = a; \
+	} \
+	for (;;) \
+	{ \
+		int			a; \
+		SlimAttInfo *ai; \
+		\
+		NEXT(a); \
+		ai = &attinfo[a]; \
+		if (unlikely(!known[a])) \
+		{ \
+			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
+			known[a] = true; \
+		} \
+		g = ai->group; \
+		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
+	}
+
+	switch (encoding)
+	{
+		case SLIM_TAIL_RUNS:
+			SLIM_WALK(SLIM_NEXT_RUNS);
+			break;
+		case SLIM_TAIL_GAPS:
+			SLIM_WALK(SLIM_NEXT_GAPS);
+			break;
+		case SLIM_TAIL_BITMAP:
+			SLIM_WALK(SLIM_NEXT_BITMAP);
+			break;
+	}
+#undef SLIM_WALK
+#undef SLIM_NEXT_GAPS
+#undef SLIM_NEXT_RUNS
+#undef SLIM_NEXT_BITMAP
+
+	if (last < from)
+		goto all_null;
+
+	/* past the map: each group of fixed-length values, then the varlenas */
+	off = (encoding == SLIM_TAIL_BITMAP ? p + (ntail + 7) / 8 : p) - tp;
+	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
+	{
+		if (size[g] > 0)
+			off = TYPEALIGN(slim_group_align[g], off);
+		start[g] = off;
+		off += size[g];
+	}
+
+	memset(isnull + from, true, limit - from);
+	memset(values + from, 0, (limit - from) * sizeof(Datum));
+	for (k = 0; k < nfixed; k++)
+	{
+		int			a = fixed[k];
+		const SlimAttInfo *ai = &attinfo[a];
+
+		if (a < from)
+			continue;
+		values[a] = slim_fetch_fixed(tp + start[ai->group] + fixed_off[k], ai);
+		isnull[a] = false;
+	}
+	for (k = 0; k < nvarlenas; k++)
+	{
+		int			a = varlenas[k];
+		const SlimAttInfo *ai = &attinfo[a];
+
+		if (ai->attlen == -1)
+			off = att_align_pointer(off, ai->attalign, -1, tp + off);
+		else
+			off = att_align_nominal(off, ai->attalign);
+		if (a >= from)
+		{
+			values[a] = PointerGetDatum(tp + off);
+			isnull[a] = false;
+		}
+		off = att_addlength_pointer(off, ai->attlen, tp + off);
+	}
+	return limit;
+
+all_null:
+	memset(isnull + from, true, limit - from);
+	memset(values + from, 0, (limit - from) * sizeof(Datum));
+	return limit;
 }
 
 /*

@@ -44,14 +44,7 @@ slim_att_info(TupleDesc tupdesc, MemoryContext cxt)
 	int			i;
 
 	for (i = 0; i < tupdesc->natts; i++)
-	{
-		Form_pg_attribute att = TupleDescAttr(tupdesc, i);
-
-		info[i].attlen = att->attlen;
-		info[i].attalign = att->attalign;
-		info[i].alignmask = att_align_nominal(1, att->attalign) - 1;
-		info[i].group = slim_value_group(att);
-	}
+		slim_att_info_set(&info[i], TupleDescAttr(tupdesc, i));
 	return info;
 }
 

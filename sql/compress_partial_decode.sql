@@ -1,0 +1,335 @@
+--
+-- Partial decoding of compressed tails (issue 23, docs/slot.md): the
+-- slot's getsomeattrs(n) decodes a tail only as far as attribute n, and a
+-- later call for more attributes of the same row continues from there.
+-- Each query asks for a column in the middle of the tail first (a qual, a
+-- hash key, a nested loop's parameter) and for later ones after it (the
+-- projection, a parent node, RETURNING, a trigger, the whole row), on rows
+-- of every NULL map encoding (runs, gaps, bitmap), with varlenas (short
+-- and 4-byte headers, inline-compressed values) and without, on a prefix
+-- of id alone and of 20 columns.  Every query runs on a heap twin too and
+-- must return the same rows.  Self-contained; also passes with
+-- jit_above_cost = 0 (run-tests.sh reruns every sql/ file so).
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+RESET client_min_messages;
+
+CREATE SCHEMA cz_partial;
+SET search_path = cz_partial, public;
+
+-- the column types: v tables mix every group of a tail's values (8-, 4-,
+-- 2- and 1-byte aligned fixed-length values, by value and by reference,
+-- and varlenas); f tables have fixed-length columns only
+CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+	SELECT CASE kind
+		WHEN 'v' THEN (ARRAY['text', 'int4', 'float8', 'bool', 'int2', 'uuid',
+							 'interval', 'numeric'])[i % 8 + 1]
+		ELSE (ARRAY['int8', 'int4', 'float8', 'bool', 'int2', 'interval'])[i % 6 + 1]
+	END
+$$;
+
+-- the value of column i in row g (an SQL expression over g; numbers of
+-- both signs, as values by value are sign-extended Datums); in v tables
+-- some texts are longer than 126 bytes (4-byte headers), and c40 of every
+-- 11th row compresses well (3000 bytes: heap stores it compressed inline)
+CREATE FUNCTION val(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+	SELECT CASE coltype(kind, i)
+		WHEN 'text' THEN CASE WHEN i = 40 THEN
+			'CASE WHEN g % 11 = 0 THEN repeat(''abc'', 1000) ELSE ''t'' || g END'
+			ELSE format('CASE WHEN g %% 7 = 0 THEN repeat(''L'', 130 + g %% 50) || g'
+						' ELSE ''t'' || g || ''_%s'' END', i) END
+		WHEN 'int4' THEN format('((g * 1000 + %s) * (1 - 2 * (g %% 2)))', i)
+		WHEN 'int8' THEN format('((g * 100000 + %s) * (1 - 2 * (g %% 3 %% 2)))::int8', i)
+		WHEN 'float8' THEN format('((g - 200 + %s / 8.0)::float8)', i)
+		WHEN 'bool' THEN format('((g + %s) %% 3 = 0)', i)
+		WHEN 'int2' THEN format('((g + %s) %% 30000 - 15000)::int2', i)
+		WHEN 'uuid' THEN format('md5(g || ''_%s'')::uuid', i)
+		WHEN 'interval' THEN format('make_interval(days => g, secs => %s)', i)
+		ELSE format('(g * 1.5 + %s)::numeric', i)
+	END
+$$;
+
+-- which columns row g sets, by g % 6: 0 one run of 10-34 columns (its map
+-- is smallest as runs), 1 about four scattered columns (gaps), 2 every
+-- other column up to a point (bitmap), 3 every column up to a point (no
+-- NULL to leave out: a standard row), 4 the last column and one early,
+-- 5 none
+CREATE FUNCTION is_set(i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
+	SELECT format('CASE g %% 6'
+		' WHEN 0 THEN %1$s BETWEEN 1 + (g * 7) %% 120 AND 10 + (g * 7) %% 120 + g %% 25'
+		' WHEN 1 THEN (g * 13 + %1$s * 7) %% 41 = 0'
+		' WHEN 2 THEN %1$s %% 2 = g %% 2 AND %1$s <= 60 + g %% 90'
+		' WHEN 3 THEN %1$s <= 80 + g %% 80'
+		' WHEN 4 THEN %1$s = 160 OR %1$s = 1 + g %% 10'
+		' ELSE false END', i)
+$$;
+
+CREATE FUNCTION gen_select(kind text, lo int, hi int) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+	SELECT 'SELECT g AS id, ' || string_agg(format('CASE WHEN %s THEN %s END AS c%s',
+												   is_set(i), val(kind, i), i), ', ' ORDER BY i)
+		|| format(' FROM generate_series(%s, %s) g', lo, hi)
+	FROM generate_series(1, 160) i
+$$;
+
+-- twins of kind v and f: <kind>_h USING heap; <kind>_s compress with id as
+-- the prefix; <kind>_k compress with the first 20 columns in the prefix.
+-- Rows 1-300 are formed from values, 301-400 come from the heap twin
+-- (their tails are made from heap's bytes; the compressed c40 values stay
+-- compressed).  Generating them is not what is tested: no JIT for it.
+CREATE FUNCTION make_twins(kind text) RETURNS void
+LANGUAGE plpgsql SET jit = off AS $$
+DECLARE
+	cols text := (SELECT string_agg(format('c%s %s', i, coltype(kind, i)), ', ' ORDER BY i)
+				  FROM generate_series(1, 160) i);
+	t text;
+BEGIN
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING heap', kind || '_h', cols);
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress)', kind || '_s', cols);
+	EXECUTE format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING slimheap'
+				   ' WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 20)',
+				   kind || '_k', cols);
+	EXECUTE format('INSERT INTO %I %s', kind || '_h', gen_select(kind, 1, 400));
+	FOREACH t IN ARRAY ARRAY[kind || '_s', kind || '_k'] LOOP
+		EXECUTE format('INSERT INTO %I %s', t, gen_select(kind, 1, 300));
+		EXECUTE format('INSERT INTO %I SELECT * FROM %I WHERE id > 300', t, kind || '_h');
+	END LOOP;
+END
+$$;
+
+-- same(q, tab): q (with @T) returns the same multiset of rows on the heap
+-- twin of tab and on tab: "n rows, identical", or the rows only one side
+-- returned
+CREATE FUNCTION same(q text, tab text) RETURNS SETOF text
+LANGUAGE plpgsql AS $$
+DECLARE
+	r record;
+	ndiff bigint := 0;
+BEGIN
+	FOR r IN EXECUTE format(
+		'WITH a AS MATERIALIZED (SELECT x::text AS r FROM (%1$s) x),'
+		' b AS MATERIALIZED (SELECT x::text AS r FROM (%2$s) x)'
+		' SELECT 1 AS o, ''only in heap: '' || r AS line FROM (TABLE a EXCEPT ALL TABLE b) d'
+		' UNION ALL'
+		' SELECT 2, ''only in '' || %3$L || '': '' || r FROM (TABLE b EXCEPT ALL TABLE a) d'
+		' UNION ALL'
+		' SELECT 3, (SELECT count(*) FROM b) || '' rows, identical'''
+		' ORDER BY o, line',
+		replace(q, '@T', left(tab, 1) || '_h'), replace(q, '@T', tab), tab)
+	LOOP
+		IF r.o < 3 THEN
+			ndiff := ndiff + 1;
+			IF ndiff <= 5 THEN
+				RETURN NEXT left(r.line, 200);
+			END IF;
+		ELSIF ndiff > 5 THEN
+			RETURN NEXT format('... and %s more rows that differ', ndiff - 5);
+		ELSIF ndiff = 0 THEN
+			RETURN NEXT r.line;
+		END IF;
+	END LOOP;
+END
+$$;
+
+-- pairs(tab): for every pair of positions a < b below, a qual on c<a>
+-- (getsomeattrs(a)) and then a projection of columns up to c<b>
+-- (getsomeattrs(b) on the same row), compared with the heap twin; the
+-- pairs whose rows differ, or how many pairs and rows agreed
+CREATE FUNCTION pairs(tab text) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+	pos int[] := ARRAY[1, 2, 17, 21, 40, 41, 97, 133, 159, 160];
+	a int;
+	b int;
+	q text;
+	n bigint;
+	ndiff bigint;
+	nrows bigint := 0;
+	npairs int := 0;
+	bad text := '';
+BEGIN
+	FOREACH a IN ARRAY pos LOOP
+		FOREACH b IN ARRAY pos LOOP
+			CONTINUE WHEN b <= a;
+			q := format('SELECT id, c%s, c%s, c%s, c%s FROM %%s WHERE c%s IS NULL OR id > 0',
+						a, a + 1, (a + b) / 2, b, a);
+			EXECUTE format('SELECT (SELECT count(*) FROM (%1$s EXCEPT ALL %2$s) d)'
+						   ' + (SELECT count(*) FROM (%2$s EXCEPT ALL %1$s) d),'
+						   ' (SELECT count(*) FROM (%2$s) d)',
+						   format(q, left(tab, 1) || '_h'), format(q, tab))
+				INTO ndiff, n;
+			IF ndiff > 0 THEN
+				bad := bad || format(' (c%s, c%s): %s', a, b, ndiff);
+			END IF;
+			nrows := nrows + n;
+			npairs := npairs + 1;
+		END LOOP;
+	END LOOP;
+	IF bad <> '' THEN
+		RETURN 'rows differ for' || bad;
+	END IF;
+	RETURN format('%s pairs, %s rows, identical', npairs, nrows);
+END
+$$;
+
+SELECT make_twins('v');
+SELECT make_twins('f');
+
+-- the rows of each table by form and map encoding (slimheap.page_items),
+-- by the pattern of set columns: every encoding is there, with and
+-- without varlenas, and rows with 4-byte varlena headers and compressed
+-- values have tails too
+CREATE FUNCTION forms(tab text)
+RETURNS TABLE (pattern int, form text, tail_encoding text, n bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT (t.id %% 6)::int, p.form, p.tail_encoding, count(*)'
+		' FROM generate_series(0::bigint, pg_relation_size(%1$L) / 8192 - 1) b,'
+		' LATERAL slimheap.page_items(%1$L::regclass, b) p, %1$I t'
+		' WHERE p.lp_flags = ''normal'' AND t.ctid = format(''(%%s,%%s)'', b, p.lp)::tid'
+		' GROUP BY 1, 2, 3 ORDER BY 1, 2, 3', tab);
+END
+$$;
+SELECT * FROM forms('v_s');
+SELECT * FROM forms('f_s');
+SELECT * FROM forms('v_k');
+SELECT * FROM forms('f_k');
+
+-- tail rows holding varlenas with 4-byte headers (id % 7 = 0) and
+-- compressed values (c40 of id % 11 = 0, rows from the heap twin), by
+-- encoding
+CREATE FUNCTION varlena_tails(tab text)
+RETURNS TABLE (tail_encoding text, long_texts bigint, compressed bigint)
+LANGUAGE plpgsql AS $$
+BEGIN
+	RETURN QUERY EXECUTE format(
+		'SELECT p.tail_encoding,'
+		' count(*) FILTER (WHERE t.id %% 7 = 0 AND num_nonnulls(t.c8, t.c16, t.c24, t.c32, t.c48, t.c56, t.c64) > 0),'
+		' count(*) FILTER (WHERE pg_column_compression(t.c40) IS NOT NULL)'
+		' FROM generate_series(0::bigint, pg_relation_size(%1$L) / 8192 - 1) b,'
+		' LATERAL slimheap.page_items(%1$L::regclass, b) p, %1$I t'
+		' WHERE p.lp_flags = ''normal'' AND p.tail_encoding IS NOT NULL'
+		' AND t.ctid = format(''(%%s,%%s)'', b, p.lp)::tid'
+		' GROUP BY 1 ORDER BY 1', tab);
+END
+$$;
+SELECT * FROM varlena_tails('v_s');
+SELECT * FROM varlena_tails('v_k');
+
+-- the rows themselves
+SELECT same('SELECT * FROM @T', 'v_s');
+SELECT same('SELECT * FROM @T', 'v_k');
+SELECT same('SELECT * FROM @T', 'f_s');
+SELECT same('SELECT * FROM @T', 'f_k');
+
+--
+-- A qual on a middle column, then the projection of later ones, for
+-- pairs of positions: in the prefix and in the tail, at the first tail
+-- column (c1 of _s, c21 of _k), at varlenas and fixed-length values, at
+-- and past the last column.
+--
+SELECT pairs('v_s');
+SELECT pairs('v_k');
+SELECT pairs('f_s');
+SELECT pairs('f_k');
+
+--
+-- Later columns asked for from other places than the projection.
+--
+-- nested loop parameters (slot_getattr one at a time) after the scan's
+-- qual: a LATERAL subquery that is not pulled up
+SELECT same('SELECT s.id, l.* FROM @T s, LATERAL (SELECT s.c120 AS a, s.c97 AS b, s.c159 AS c OFFSET 0) l
+	WHERE s.c80 IS NOT NULL OR s.c41 IS NULL', 'v_s');
+SELECT same('SELECT s.id, l.* FROM @T s, LATERAL (SELECT s.c120 AS a, s.c97 AS b, s.c159 AS c OFFSET 0) l
+	WHERE s.c80 IS NOT NULL OR s.c41 IS NULL', 'f_k');
+-- a CASE in the qual, a CASE over later columns in the projection
+SELECT same('SELECT id, CASE WHEN c133 IS NULL THEN c150::text ELSE c160::text END, c141
+	FROM @T WHERE CASE WHEN c17 IS NULL THEN c40 IS NULL ELSE c9 IS NOT NULL END', 'v_s');
+-- a parent node reads further than the scan did: join clauses and the
+-- join's projection over the scan's own slot
+SELECT same('SELECT a.id, a.c150, b.c160 FROM @T a JOIN @T b ON a.id = b.id + 1
+	AND a.c97 IS NOT DISTINCT FROM b.c97 WHERE a.c40 IS NULL', 'v_s');
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SELECT same('SELECT a.id, a.c150, b.c160 FROM @T a JOIN @T b ON a.id = b.id + 1
+	AND a.c97 IS NOT DISTINCT FROM b.c97 WHERE a.c40 IS NULL', 'v_k');
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+-- hash aggregation: its keys (one expression) before the aggregates'
+-- arguments (another), over the same slot
+SET enable_sort = off;
+SELECT same('SELECT c41 IS NULL, c2 IS NULL, count(c120), max(c159), count(c160), sum(c129)
+	FROM @T GROUP BY 1, 2', 'v_s');
+SELECT same('SELECT c41 IS NULL, count(c120), max(c158), count(c160), sum(c127)
+	FROM @T GROUP BY 1', 'f_s');
+RESET enable_sort;
+-- the whole row after a qual on a middle column
+SELECT same('SELECT t::text FROM @T t WHERE c80 IS NULL', 'v_s');
+SELECT same('SELECT row_to_json(t)::text FROM @T t WHERE c97 IS NOT NULL', 'f_k');
+-- index scans: the qual and then the projection, and a sort over it
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT same('SELECT id, c133, c160 FROM @T WHERE id BETWEEN 50 AND 350 AND c21 IS NULL', 'v_k');
+SELECT same('SELECT id, c159 FROM @T WHERE id > 100 AND c2 IS NULL ORDER BY c120, id', 'v_s');
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+
+--
+-- RETURNING and triggers read rows of the table after a qual on a middle
+-- column.  A BEFORE UPDATE trigger logs OLD and NEW columns past the
+-- qual's; both twins are updated in one statement and RETURN the same.
+--
+CREATE TABLE trig_log (tab text, id int, old_c120 text, new_c159 text, new_c160 text);
+CREATE FUNCTION log_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO trig_log VALUES (TG_TABLE_NAME, NEW.id, OLD.c120::text,
+								 NEW.c159::text, NEW.c160::text);
+	RETURN NEW;
+END
+$$;
+CREATE TRIGGER v_h_log BEFORE UPDATE ON v_h FOR EACH ROW EXECUTE FUNCTION log_row();
+CREATE TRIGGER v_s_log BEFORE UPDATE ON v_s FOR EACH ROW EXECUTE FUNCTION log_row();
+
+WITH h AS (UPDATE v_h SET c3 = NOT coalesce(c3, false) WHERE c80 IS NOT NULL OR id % 9 = 0
+		   RETURNING id, c97, c133::text, c160),
+	 s AS (UPDATE v_s SET c3 = NOT coalesce(c3, false) WHERE c80 IS NOT NULL OR id % 9 = 0
+		   RETURNING id, c97, c133::text, c160)
+SELECT (SELECT count(*) FROM s) AS updated,
+	   (SELECT count(*) FROM (TABLE h EXCEPT ALL TABLE s) d) AS only_heap,
+	   (SELECT count(*) FROM (TABLE s EXCEPT ALL TABLE h) d) AS only_compress;
+SELECT count(*) FILTER (WHERE tab = 'v_s') AS logged,
+	   (SELECT count(*) FROM (SELECT id, old_c120, new_c159, new_c160 FROM trig_log WHERE tab = 'v_h'
+			EXCEPT ALL SELECT id, old_c120, new_c159, new_c160 FROM trig_log WHERE tab = 'v_s') d) AS only_heap,
+	   (SELECT count(*) FROM (SELECT id, old_c120, new_c159, new_c160 FROM trig_log WHERE tab = 'v_s'
+			EXCEPT ALL SELECT id, old_c120, new_c159, new_c160 FROM trig_log WHERE tab = 'v_h') d) AS only_compress
+FROM trig_log;
+SELECT same('SELECT * FROM @T', 'v_s');
+
+-- DELETE ... RETURNING columns past its qual's
+WITH h AS (DELETE FROM f_h WHERE id % 10 = 3 AND c41 IS NULL RETURNING id, c97, c150, c160),
+	 s AS (DELETE FROM f_k WHERE id % 10 = 3 AND c41 IS NULL RETURNING id, c97, c150, c160)
+SELECT (SELECT count(*) FROM s) AS deleted,
+	   (SELECT count(*) FROM (TABLE h EXCEPT ALL TABLE s) d) AS only_heap,
+	   (SELECT count(*) FROM (TABLE s EXCEPT ALL TABLE h) d) AS only_compress;
+SELECT same('SELECT * FROM @T', 'f_k');
+
+--
+-- The same reads with JIT compiled expressions: slimheap's slot is not a
+-- type llvmjit deforms, so the compiled expressions call its getsomeattrs.
+--
+SET jit = on;
+SET jit_above_cost = 0;
+SET jit_optimize_above_cost = -1;
+SELECT same('SELECT id, c41, c97, c160 FROM @T WHERE c80 IS NULL OR id > 0', 'v_s');
+SELECT same('SELECT s.id, l.* FROM @T s, LATERAL (SELECT s.c120 AS a, s.c159 AS c OFFSET 0) l
+	WHERE s.c40 IS NOT NULL', 'v_k');
+RESET jit;
+RESET jit_above_cost;
+RESET jit_optimize_above_cost;
+
+SET client_min_messages = warning;
+DROP SCHEMA cz_partial CASCADE;
+RESET client_min_messages;
