@@ -13,6 +13,10 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+use FindBin;
+use lib $FindBin::RealBin;
+use SlimheapTest;
+
 my $node = PostgreSQL::Test::Cluster->new('dump_restore');
 $node->init;
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'slimheap'");
@@ -95,25 +99,9 @@ my $catalog_sql = q{
 my @tables = qw(t_full t_truncate t_default t_core_only t_later_full
   p_full p_truncate t_ctas mv_full t_converted t_compress);
 
-# rows in physical order, and the natts of every stored tuple in that order
-# (plus 2048 for a row with a compressed tail)
 sub fingerprint
 {
-	my ($db) = @_;
-	my %fp = (catalog => $node->safe_psql($db, $catalog_sql));
-
-	foreach my $rel (@tables)
-	{
-		$fp{"$rel rows"} = $node->safe_psql($db,
-			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
-		$fp{"$rel forms"} = $node->safe_psql(
-			$db, qq{
-			SELECT string_agg((t_infomask2 & 4095)::text, ',' ORDER BY b, lp)
-			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
-			     heap_page_items(get_raw_page('$rel', b::int))
-			WHERE lp_flags = 1});
-	}
-	return \%fp;
+	return dump_fingerprint($node, shift, $catalog_sql, @tables);
 }
 
 my $source = fingerprint('src');
@@ -158,28 +146,12 @@ $node->command_ok(
 	[ 'pg_dump', '-Fc', '-d', $node->connstr('src'), '-f', $custom ],
 	'pg_dump custom format');
 $node->safe_psql('postgres', 'CREATE DATABASE dst_custom');
-my ($stdout, $stderr);
-my $ok = IPC::Run::run(
-	[
-		'pg_restore', '-j', '2', '--exit-on-error',
-		'-d', $node->connstr('dst_custom'), $custom
-	],
-	'>', \$stdout, '2>', \$stderr);
-ok($ok, 'pg_restore -j 2');
-is($stderr, '', 'pg_restore reports no error');
+restore_parallel($node, 'dst_custom', $custom, 'pg_restore -j 2');
 
 foreach my $db (qw(dst_plain dst_custom))
 {
-	my $restored = fingerprint($db);
-	is($restored->{catalog}, $source->{catalog},
-		"$db: same access methods and options");
-	foreach my $rel (@tables)
-	{
-		is($restored->{"$rel rows"}, $source->{"$rel rows"},
-			"$db: $rel has the same rows");
-		is($restored->{"$rel forms"}, $source->{"$rel forms"},
-			"$db: $rel has the same row forms");
-	}
+	check_restored_fingerprint(fingerprint($db), $source, $db,
+		'same access methods and options', @tables);
 
 	# the restored options drive new rows too
 	$node->safe_psql($db,

@@ -67,25 +67,9 @@ my $catalog_sql = q{
 };
 my @tables = qw(t_wide t_narrow t_part1 t_ctas t_truncate t_full t_heap);
 
-# access methods and options, rows in physical order, and every stored
-# tuple's natts (plus 2048 for a compressed tail) in that order
 sub fingerprint
 {
-	my ($db) = @_;
-	my %fp = (catalog => $node->safe_psql($db, $catalog_sql));
-
-	foreach my $rel (@tables)
-	{
-		$fp{"$rel rows"} = $node->safe_psql($db,
-			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
-		$fp{"$rel forms"} = $node->safe_psql(
-			$db, qq{
-			SELECT string_agg((t_infomask2 & 4095)::text, ',' ORDER BY b, lp)
-			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
-			     heap_page_items(get_raw_page('$rel', b::int))
-			WHERE lp_flags = 1});
-	}
-	return \%fp;
+	return dump_fingerprint($node, shift, $catalog_sql, @tables);
 }
 
 my $source = fingerprint('src');
@@ -136,28 +120,12 @@ ALTER DATABASE $db SET slimheap.default_null_bitmap = full;
 		],
 		'restore the plain dump with psql under default full');
 }
-my ($stdout, $stderr);
-my $ok = IPC::Run::run(
-	[
-		'pg_restore', '-j', '2', '--exit-on-error',
-		'-d', $node->connstr('dst_custom'), $custom
-	],
-	'>', \$stdout, '2>', \$stderr);
-ok($ok, 'pg_restore -j 2 under default full');
-is($stderr, '', 'pg_restore reports no error');
+restore_parallel($node, 'dst_custom', $custom, 'pg_restore -j 2 under default full');
 
 foreach my $db (qw(dst_plain dst_custom))
 {
-	my $restored = fingerprint($db);
-	is($restored->{catalog}, $source->{catalog},
-		"$db: every table keeps its mode");
-	foreach my $rel (@tables)
-	{
-		is($restored->{"$rel rows"}, $source->{"$rel rows"},
-			"$db: $rel has the same rows");
-		is($restored->{"$rel forms"}, $source->{"$rel forms"},
-			"$db: $rel has the same row forms");
-	}
+	check_restored_fingerprint(fingerprint($db), $source, $db,
+		'every table keeps its mode', @tables);
 	# and a table created there now gets the target's default
 	$node->safe_psql($db, 'CREATE TABLE t_new (a int) USING slimheap');
 	is( $node->safe_psql(

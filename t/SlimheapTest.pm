@@ -9,11 +9,14 @@ package SlimheapTest;
 use strict;
 use warnings;
 
+use IPC::Run;
 use PostgreSQL::Test::Cluster;
+use Test::More;
 use Exporter 'import';
 
 our @EXPORT = qw(slim_node no_checksums wide_column_defs wide_natts_sql
-  page_items_sql stored_forms_check_sql diff_count_sql);
+  page_items_sql stored_forms_check_sql diff_count_sql dump_fingerprint
+  restore_parallel check_restored_fingerprint);
 
 # A node (not started) that preloads slimheap.  %params go to init().
 sub slim_node
@@ -108,6 +111,61 @@ sub diff_count_sql
 {
 	my ($q1, $q2) = @_;
 	return qq{SELECT count(*) FROM ((($q1) EXCEPT ALL ($q2)) UNION ALL (($q2) EXCEPT ALL ($q1))) d};
+}
+
+# What a dump and restore must keep of database $db: $catalog_sql's answer,
+# and for each of @tables its rows in physical order and every stored
+# tuple's natts (plus 2048 for a compressed tail) in that order (needs
+# pageinspect).
+sub dump_fingerprint
+{
+	my ($node, $db, $catalog_sql, @tables) = @_;
+	my %fp = (catalog => $node->safe_psql($db, $catalog_sql));
+
+	foreach my $rel (@tables)
+	{
+		$fp{"$rel rows"} = $node->safe_psql($db,
+			"SELECT md5(string_agg(r::text, '|' ORDER BY ctid)) FROM $rel r");
+		$fp{"$rel forms"} = $node->safe_psql(
+			$db, qq{
+			SELECT string_agg((t_infomask2 & 4095)::text, ',' ORDER BY b, lp)
+			FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,
+			     heap_page_items(get_raw_page('$rel', b::int))
+			WHERE lp_flags = 1});
+	}
+	return \%fp;
+}
+
+# pg_restore -j 2 of the custom-format $dump into database $db: it must
+# succeed and print no error ($how names the step in the test's output)
+sub restore_parallel
+{
+	my ($node, $db, $dump, $how) = @_;
+	my ($stdout, $stderr);
+	my $ok = IPC::Run::run(
+		[
+			'pg_restore', '-j', '2', '--exit-on-error',
+			'-d', $node->connstr($db), $dump
+		],
+		'>', \$stdout, '2>', \$stderr);
+	ok($ok, $how);
+	is($stderr, '', 'pg_restore reports no error');
+}
+
+# $restored (dump_fingerprint() of database $db) against $source: the
+# catalog ($catalog_says names it), and each table's rows and row forms
+sub check_restored_fingerprint
+{
+	my ($restored, $source, $db, $catalog_says, @tables) = @_;
+
+	is($restored->{catalog}, $source->{catalog}, "$db: $catalog_says");
+	foreach my $rel (@tables)
+	{
+		is($restored->{"$rel rows"}, $source->{"$rel rows"},
+			"$db: $rel has the same rows");
+		is($restored->{"$rel forms"}, $source->{"$rel forms"},
+			"$db: $rel has the same row forms");
+	}
 }
 
 1;
