@@ -165,6 +165,18 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
 #endif
 }
 
+/* attribute a's packed facts, filled in from tupdesc the first time */
+static inline SlimAttInfo *
+slim_known_att(SlimAttInfo *attinfo, bool *known, TupleDesc tupdesc, int a)
+{
+	if (unlikely(!known[a]))
+	{
+		slim_att_info_set(&attinfo[a], TupleDescAttr(tupdesc, a));
+		known[a] = true;
+	}
+	return &attinfo[a];
+}
+
 /*
  * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
  * from is at least the header's natts K, whose prefix the caller has
@@ -264,12 +276,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		uint32		o; \
 		\
 		NEXT(a); \
-		ai = &attinfo[a]; \
-		if (unlikely(!known[a])) \
-		{ \
-			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
-			known[a] = true; \
-		} \
+		ai = slim_known_att(attinfo, known, tupdesc, a); \
 		g = ai->group; \
 		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
 		size[g] = o + ai->attlen; \
@@ -292,12 +299,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		SlimAttInfo *ai; \
 		\
 		NEXT(a); \
-		ai = &attinfo[a]; \
-		if (unlikely(!known[a])) \
-		{ \
-			slim_att_info_set(ai, TupleDescAttr(tupdesc, a)); \
-			known[a] = true; \
-		} \
+		ai = slim_known_att(attinfo, known, tupdesc, a); \
 		g = ai->group; \
 		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
 	}
