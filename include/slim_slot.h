@@ -19,6 +19,7 @@
 
 #include "executor/tuptable.h"
 
+#include "slim_tail.h"
 #include "slimheap.h"
 
 typedef struct SlimTupleTableSlot
@@ -44,8 +45,7 @@ typedef struct SlimTupleTableSlot
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
 	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
 	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
-	struct SlimAttInfo *read_attinfo;	/* the tail decoder's, or NULL */
-	bool	   *read_known;		/* which of read_attinfo are filled in */
+	SlimTailReader tail_reader; /* the tail decoder's; attinfo NULL: unused */
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)

@@ -78,6 +78,40 @@ typedef struct SlimAttInfo
 } SlimAttInfo;
 
 /*
+ * What a slot keeps for slim_deform_tail_upto() from one row to the next:
+ * the packed facts of the attributes met so far (known[]), and which of its
+ * values/isnull entries read NULL ((Datum) 0, true) already: those in
+ * [null_lo, null_hi) but for the nset listed in set[], which a row decoded
+ * there set.  Each row then resets the entries the rows before it set, not
+ * its whole range.  Arrays of the descriptor's natts; zeroed: nothing known.
+ */
+typedef struct SlimTailReader
+{
+	SlimAttInfo *attinfo;
+	bool	   *known;
+	int16	   *set;
+	int			nset;
+	int			null_lo;
+	int			null_hi;
+} SlimTailReader;
+
+/* someone else wrote the entries: nothing is known to read NULL */
+static inline void
+slim_tail_reader_forget(SlimTailReader *rd)
+{
+	rd->null_lo = rd->null_hi = 0;
+	rd->nset = 0;
+}
+
+/* entries [0, n) were written by heap's deforming of a standard prefix */
+static inline void
+slim_tail_reader_wrote(SlimTailReader *rd, int n)
+{
+	if (unlikely(n > rd->null_lo))
+		rd->null_lo = n;
+}
+
+/*
  * Groups 0 to 3 of a tail's values hold fixed-length values of one
  * alignment each (slim_value_group()), group 4 the variable-length ones.
  */
@@ -210,8 +244,8 @@ extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
-								  SlimAttInfo *attinfo, bool *known,
-								  uint32 prefix_end, int from, int natts,
+								  SlimTailReader *rd, uint32 prefix_end,
+								  int from, int natts,
 								  Datum *values, bool *isnull);
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);

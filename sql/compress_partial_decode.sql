@@ -317,6 +317,59 @@ SELECT (SELECT count(*) FROM s) AS deleted,
 SELECT same('SELECT * FROM @T', 'f_k');
 
 --
+-- One slot reading rows of different forms in turn: the decoder keeps,
+-- from row to row, which entries of the slot's arrays read NULL already
+-- (SlimTailReader) and resets only those the rows before set.  Rows of
+-- prefixes 1, 21, 6 and 61 come interleaved with standard rows and rows
+-- without values, in one table, and are read by partial decodes; then a
+-- fast default is added past the last column (the tail's attributes past
+-- its end then read as missing, filled in by the caller) and more rows
+-- of every prefix follow.
+--
+CREATE TABLE m_h (LIKE v_h) USING heap;
+CREATE TABLE m_s (LIKE v_h) USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE FUNCTION load_mixed(lo int, hi int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+	k int[] := ARRAY[0, 21, 6, 61];
+BEGIN
+	FOR g IN lo..hi LOOP
+		EXECUTE format('ALTER TABLE m_s SET (slimheap.prefix_columns = %s)', k[g % 4 + 1]);
+		INSERT INTO m_s SELECT * FROM v_h WHERE id = g;
+		INSERT INTO m_h SELECT * FROM v_h WHERE id = g;
+	END LOOP;
+END
+$$;
+SELECT load_mixed(1, 120);
+-- rows of each prefix (natts), with and without a tail, in one table
+SELECT p.natts, p.tail_encoding IS NOT NULL AS tail, count(*)
+FROM generate_series(0::bigint, pg_relation_size('m_s') / 8192 - 1) b,
+	 LATERAL slimheap.page_items('m_s'::regclass, b) p
+WHERE p.lp_flags = 'normal' GROUP BY 1, 2 ORDER BY 1, 2;
+SELECT same('SELECT * FROM @T', 'm_s');
+SELECT pairs('m_s');
+SELECT same('SELECT id, c150 FROM @T WHERE c97 IS NULL', 'm_s');
+ALTER TABLE m_h ADD COLUMN c161 int DEFAULT 7;
+ALTER TABLE m_s ADD COLUMN c161 int DEFAULT 7;
+SELECT load_mixed(121, 200);
+SELECT same('SELECT * FROM @T', 'm_s');
+SELECT same('SELECT id, c159, c161 FROM @T WHERE c40 IS NULL', 'm_s');
+SELECT same('SELECT id, c161, c160 FROM @T WHERE c2 IS NULL OR c161 > 0', 'm_s');
+SELECT pairs('m_s');
+-- rows that store c161 as NULL, placed by VACUUM between rows that do not
+-- store it (which read its default, 7): the default filled in must not
+-- be taken for a NULL the next row need not write
+DELETE FROM m_h WHERE id <= 120 AND id % 2 = 0;
+DELETE FROM m_s WHERE id <= 120 AND id % 2 = 0;
+VACUUM m_h, m_s;
+ALTER TABLE m_h ADD COLUMN c162 int;
+ALTER TABLE m_s ADD COLUMN c162 int;
+INSERT INTO m_h SELECT *, NULL, id FROM v_h WHERE id BETWEEN 201 AND 290;
+INSERT INTO m_s SELECT *, NULL, id FROM v_h WHERE id BETWEEN 201 AND 290;
+SELECT count(*) AS c161_null FROM m_s WHERE c161 IS NULL;
+SELECT same('SELECT * FROM @T', 'm_s');
+SELECT same('SELECT id, c161, c162 FROM @T WHERE c97 IS NULL OR id > 0', 'm_s');
+
+--
 -- The same reads with JIT compiled expressions: slimheap's slot is not a
 -- type llvmjit deforms, so the compiled expressions call its getsomeattrs.
 --

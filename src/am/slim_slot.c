@@ -164,6 +164,7 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
 		memcpy(slot->tts_values, values, natts * sizeof(Datum));
 		memcpy(slot->tts_isnull, isnull, natts * sizeof(bool));
 	}
+	slim_tail_reader_forget(&sslot->tail_reader);
 	slot->tts_nvalid = natts;
 	sslot->reader->tts_nvalid = natts;
 }
@@ -210,8 +211,8 @@ slim_slot_release(TupleTableSlot *slot)
 
 	if (sslot->attinfo != NULL)
 		pfree(sslot->attinfo);
-	if (sslot->read_attinfo != NULL)
-		pfree(sslot->read_attinfo);
+	if (sslot->tail_reader.attinfo != NULL)
+		pfree(sslot->tail_reader.attinfo);
 }
 
 void
@@ -220,6 +221,8 @@ slim_slot_clear(TupleTableSlot *slot)
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	slim_slot_drop_tuple(sslot);
+	/* whoever stores into the slot next may write any of its entries */
+	slim_tail_reader_forget(&sslot->tail_reader);
 	/* an empty reader holds no pin (heap's clear left it so) */
 	if (!TTS_EMPTY(sslot->reader))
 		ExecClearTuple(sslot->reader);
@@ -252,6 +255,7 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	{
 		slot_getsomeattrs(reader, natts);
 		slot->tts_nvalid = reader->tts_nvalid;
+		slim_tail_reader_wrote(&sslot->tail_reader, reader->tts_nvalid);
 		return;
 	}
 
@@ -267,19 +271,21 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	 * The decoder fills in the attributes' facts as it meets them: only the
 	 * flags saying which it knows start zeroed (a lookup reads one row).
 	 */
-	if (unlikely(sslot->read_attinfo == NULL))
+	if (unlikely(sslot->tail_reader.attinfo == NULL))
 	{
+		SlimTailReader *rd = &sslot->tail_reader;
 		int			n = slot->tts_tupleDescriptor->natts;
 
-		sslot->read_attinfo = MemoryContextAlloc(slot->tts_mcxt,
-												 (sizeof(SlimAttInfo) + 1) * n);
-		sslot->read_known = (bool *) (sslot->read_attinfo + n);
-		memset(sslot->read_known, false, n);
+		rd->attinfo = MemoryContextAlloc(slot->tts_mcxt,
+										 (sizeof(SlimAttInfo) +
+										  sizeof(int16) + 1) * n);
+		rd->set = (int16 *) (rd->attinfo + n);
+		rd->known = (bool *) (rd->set + n);
+		memset(rd->known, false, n);
 	}
 	slot->tts_nvalid =
 		slim_deform_tail_upto(td, slot->tts_tupleDescriptor,
-							  sslot->read_attinfo, sslot->read_known,
-							  prefix_end,
+							  &sslot->tail_reader, prefix_end,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
 }

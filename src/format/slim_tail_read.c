@@ -178,6 +178,60 @@ slim_known_att(SlimAttInfo *attinfo, bool *known, TupleDesc tupdesc, int a)
 }
 
 /*
+ * Make entries [from, limit) of values/isnull read NULL, as rd tracks them:
+ * the entries earlier rows set there are reset, and only the part of the
+ * range rd does not know yet is written whole.  Entries below from are
+ * this row's (or the prefix's) and stay as they are.
+ */
+static void
+slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
+					   Datum *values, bool *isnull)
+{
+	int16	   *set = rd->set;
+	int			nset = rd->nset;
+	int			kept = 0;
+	int			k;
+
+	/* locals: the stores into isnull may alias anything */
+	for (k = 0; k < nset; k++)
+	{
+		int			a = set[k];
+
+		if (a >= from)
+		{
+			values[a] = (Datum) 0;
+			isnull[a] = true;
+		}
+		else
+			set[kept++] = a;
+	}
+	rd->nset = kept;
+
+	if (rd->null_lo >= rd->null_hi || from > rd->null_hi ||
+		limit < rd->null_lo)
+	{
+		memset(isnull + from, true, limit - from);
+		memset(values + from, 0, (limit - from) * sizeof(Datum));
+		rd->null_lo = from;
+		rd->null_hi = limit;
+		return;
+	}
+	if (from < rd->null_lo)
+	{
+		memset(isnull + from, true, rd->null_lo - from);
+		memset(values + from, 0, (rd->null_lo - from) * sizeof(Datum));
+		rd->null_lo = from;
+	}
+	if (limit > rd->null_hi)
+	{
+		memset(isnull + rd->null_hi, true, limit - rd->null_hi);
+		memset(values + rd->null_hi, 0,
+			   (limit - rd->null_hi) * sizeof(Datum));
+		rd->null_hi = limit;
+	}
+}
+
+/*
  * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
  * from is at least the header's natts K, whose prefix the caller has
  * deformed, and prefix_end is where its data ends), reading only as much of
@@ -186,18 +240,19 @@ slim_known_att(SlimAttInfo *attinfo, bool *known, TupleDesc tupdesc, int a)
  * sizes of the groups of fixed-length values are known, and only the values
  * of attributes below natts are fetched (a varlena's by walking the
  * varlenas before it).  Returns how many attributes are valid now: natts,
- * or the tail's last one when natts lies past it (the caller fills in the
- * missing values after it).
+ * or, when tupdesc has fast defaults and natts lies past the tail, the
+ * tail's last one (the caller fills in the missing values after it).
  *
- * attinfo has an entry for each attribute of tupdesc; those whose known[]
- * flag is still false are filled in here when first met, so that a slot
- * that reads few rows does not pay for every attribute of a wide table.
- * The loops avoid branches on the types of the values, which come in no
- * predictable order.
+ * rd's attinfo has an entry for each attribute of tupdesc; those whose
+ * known[] flag is still false are filled in here when first met, so that a
+ * slot that reads few rows does not pay for every attribute of a wide
+ * table.  rd also says which entries of values/isnull read NULL already
+ * (SlimTailReader), and learns which this row sets.  The loops avoid
+ * branches on the types of the values, which come in no predictable order.
  */
 int
 slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
-					  SlimAttInfo *attinfo, bool *known, uint32 prefix_end,
+					  SlimTailReader *rd, uint32 prefix_end,
 					  int from, int natts, Datum *values, bool *isnull)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
@@ -206,8 +261,14 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	uint32		header = slim_varint_get(&p);
 	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
 	int			ntail = stored_natts - first;
-	int			limit = Min(natts, stored_natts);
+	bool		has_missing = tupdesc->constr != NULL &&
+		tupdesc->constr->missing != NULL;
+	int			limit = has_missing ? Min(natts, stored_natts) : natts;
 	SlimTailEncoding encoding = (SlimTailEncoding) (header & 3);
+	SlimAttInfo *attinfo = rd->attinfo;
+	bool	   *known = rd->known;
+	int16	   *set = rd->set;
+	int			nset;
 	/* fixed-length values to fetch, and their offsets in their group */
 	int16		fixed[MaxTupleAttributeNumber];
 	uint32		fixed_off[MaxTupleAttributeNumber];
@@ -226,8 +287,17 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	int			g;
 	int			k;
 
+	/*
+	 * The caller fills in [limit, natts) with the missing values.  C1 keeps
+	 * fast defaults out of every tail, so no later range covers them; the
+	 * bound keeps rd right without relying on it.
+	 */
+	if (limit < natts)
+		rd->null_hi = Min(rd->null_hi, Max(from, limit));
 	if (limit <= from)
 		return Max(from, limit);
+	slim_tail_reader_wrote(rd, first);
+	slim_tail_reader_reset(rd, from, limit, values, isnull);
 
 	/*
 	 * The next value of the map, as the number of its attribute into a (they
@@ -283,7 +353,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		if (a >= limit) \
 		{ \
 			if (last < from) \
-				goto all_null; \
+				return limit; \
 			break; \
 		} \
 		fixed[nfixed] = a; \
@@ -322,9 +392,10 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 #undef SLIM_NEXT_BITMAP
 
 	if (last < from)
-		goto all_null;
+		return limit;
 
 	/* past the map: each group of fixed-length values, then the varlenas */
+	nset = rd->nset;
 	off = (encoding == SLIM_TAIL_BITMAP ? p + (ntail + 7) / 8 : p) - tp;
 	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
 	{
@@ -334,8 +405,6 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		off += size[g];
 	}
 
-	memset(isnull + from, true, limit - from);
-	memset(values + from, 0, (limit - from) * sizeof(Datum));
 	for (k = 0; k < nfixed; k++)
 	{
 		int			a = fixed[k];
@@ -345,6 +414,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 			continue;
 		values[a] = slim_fetch_fixed(tp + start[ai->group] + fixed_off[k], ai);
 		isnull[a] = false;
+		set[nset++] = a;
 	}
 	for (k = 0; k < nvarlenas; k++)
 	{
@@ -359,14 +429,11 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		{
 			values[a] = PointerGetDatum(tp + off);
 			isnull[a] = false;
+			set[nset++] = a;
 		}
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
 	}
-	return limit;
-
-all_null:
-	memset(isnull + from, true, limit - from);
-	memset(values + from, 0, (limit - from) * sizeof(Datum));
+	rd->nset = nset;
 	return limit;
 }
 
