@@ -250,10 +250,14 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	uint32		prefix_end;
 
 	Assert(!TTS_EMPTY(reader));
+	/*
+	 * heap's callback itself, not slot_getsomeattrs(): the attributes past
+	 * the tuple's natts are filled in by our caller, slot_getsomeattrs_int()
+	 */
 	if (likely(!SlimHeaderHasTail(td)) ||
 		natts <= (prefix_natts = HeapTupleHeaderGetNatts(td)))
 	{
-		slot_getsomeattrs(reader, natts);
+		TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
 		slot->tts_nvalid = reader->tts_nvalid;
 		slim_tail_reader_wrote(&sslot->tail_reader, reader->tts_nvalid);
 		return;
@@ -263,7 +267,7 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	prefix_end = 0;
 	if (prefix_natts > 0)
 	{
-		slot_getsomeattrs(reader, prefix_natts);
+		TTSOpsBufferHeapTuple.getsomeattrs(reader, prefix_natts);
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
