@@ -41,6 +41,14 @@ StaticAssertDecl((SLIM_HEAP_TAIL & (HEAP_NATTS_MASK | HEAP_KEYS_UPDATED |
 
 #define SlimHeaderHasTail(td)	(((td)->t_infomask2 & SLIM_HEAP_TAIL) != 0)
 
+/*
+ * The leading attributes a prefix keeps at no cost: their NULL bitmap fits
+ * in the padding that MAXALIGN leaves after the 23-byte header (8 on
+ * 64-bit builds), and heap's own code reads them where the row starts.
+ */
+#define SLIM_FREE_PREFIX_NATTS \
+	((int) (MAXALIGN(SizeofHeapTupleHeader) - SizeofHeapTupleHeader) * BITS_PER_BYTE)
+
 /* How the NULL map of the tail is encoded: the low two bits of its header. */
 typedef enum SlimTailEncoding
 {

@@ -109,13 +109,15 @@ END
 $$;
 
 -- encodings(rel): the encodings of the NULL maps of rel's tail rows (the
--- low two bits of the tail header, which follows id's 4 bytes when the
--- prefix is id alone): 1 RUNS, 2 GAPS, 3 BITMAP
+-- low two bits of the tail header, as slimheap.page_items() reads them):
+-- 1 RUNS, 2 GAPS, 3 BITMAP
 CREATE FUNCTION encodings(rel regclass) RETURNS int[] LANGUAGE sql AS $$
-	SELECT array_agg(DISTINCT get_byte(i.t_data, 4) & 3 ORDER BY get_byte(i.t_data, 4) & 3)
+	SELECT array_agg(DISTINCT e ORDER BY e)
 	FROM generate_series(0::bigint, pg_relation_size(rel) / 8192 - 1) b,
-		 LATERAL heap_page_items(get_raw_page(rel::text, b)) i
-	WHERE i.lp_flags = 1 AND (i.t_infomask2 & 2048) <> 0
+		 LATERAL slimheap.page_items(rel, b) i,
+		 LATERAL (SELECT CASE i.tail_encoding WHEN 'runs' THEN 1
+					 WHEN 'gaps' THEN 2 WHEN 'bitmap' THEN 3 END) x(e)
+	WHERE i.lp_flags = 'normal' AND i.tail_encoding IS NOT NULL
 $$;
 
 -- The columns: c<i> is int4, float8, bool or text by i % 4, and the value

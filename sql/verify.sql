@@ -209,10 +209,11 @@ DROP TABLE vf_comp, vf_comp_heap, vf_comp_src;
 
 --
 -- Damaged compressed tails are reported, by the same technique as above.
--- vf_tail_src's rows have no prefix (no index, no fast default), so each
--- tail starts at t_hoff; its page is damaged and written as the first block
--- of vf_tail.  The tail header is one varint, (M << 2) | encoding, two
--- bytes for M = 100:
+-- vf_tail_src's rows keep only c1..c8 in their prefix (no index, no fast
+-- default: the attributes whose bitmap fits in the header's padding), all
+-- NULL, so each tail starts at t_hoff; its page is damaged and written as
+-- the first block of vf_tail.  The tail header is one varint, (M << 2) |
+-- encoding, two bytes for M = 92:
 --   row 1: the encoding bits of the header are 0, which names no encoding
 --   row 2: every byte of the tail is 0xff: the header varint runs past the
 --          end of the row

@@ -10,7 +10,7 @@
 # DDL on the standby gets core's read-only error.
 #
 # A third twin of each table (wide_compress, narrow_compress) is in
-# slimheap.null_bitmap = compress mode (issue 10), its first 7 columns
+# slimheap.null_bitmap = compress mode (issue 10), its first 10 columns
 # kept in the prefix (slimheap.prefix_columns) so that c5 can be indexed:
 # the updates that set c80 or clear c2 and c30 leave NULLs before the last
 # value, and those rows are stored with a compressed tail.  The standby
@@ -87,7 +87,7 @@ my %using = (
 	heap => [ 'heap', 'heap' ],
 	slimheap => [ 'slimheap', 'slimheap' ],
 	compress => [
-		'slimheap WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 7)',
+		'slimheap WITH (slimheap.null_bitmap = compress, slimheap.prefix_columns = 10)',
 		'slimheap WITH (slimheap.null_bitmap = compress)'
 	],);
 for my $am ('heap', 'slimheap', 'compress')
@@ -174,18 +174,18 @@ SELECT blk, p.lp, p.lp_flags, p.lp_len, p.t_hoff, p.t_infomask2, p.t_bits, md5(p
 	ok($standby->safe_psql('postgres', $q) eq $on_primary,
 		"standby: every line pointer, row header and row of $t matches the primary's");
 }
-# Rows with a tail are there on the standby, their prefix is the 7
+# Rows with a tail are there on the standby, their prefix is the 10
 # columns of slimheap.prefix_columns, and they are the heap twin's rows.
-my ($tails, $tails_not_7, $tails_differ) = split /\|/, $standby->safe_psql(
+my ($tails, $tails_not_10, $tails_differ) = split /\|/, $standby->safe_psql(
 	'postgres', qq{
-SELECT count(*), count(*) FILTER (WHERE i.natts <> 7),
+SELECT count(*), count(*) FILTER (WHERE i.natts <> 10),
        count(*) FILTER (WHERE t::text IS DISTINCT FROM h::text)
   FROM wide_compress t JOIN (@{[ page_items_sql('wide_compress') ]}) i ON i.tid = t.ctid
   LEFT JOIN wide_heap h ON h.id = t.id
  WHERE i.tail});
 cmp_ok($tails, '>', 100, "standby: $tails rows of wide_compress have a compressed tail");
-is("$tails_not_7/$tails_differ", '0/0',
-	'standby: their prefix is 7 columns and they read as the heap twin\'s rows');
+is("$tails_not_10/$tails_differ", '0/0',
+	'standby: their prefix is 10 columns and they read as the heap twin\'s rows');
 is($standby->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('wide_compress')"),
 	'0', 'standby: verify decodes every tail of wide_compress and finds nothing wrong');
 

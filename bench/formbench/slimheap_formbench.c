@@ -39,6 +39,7 @@
 #include "utils/memutils.h"
 
 #include "slim_format.h"
+#include "slim_tail.h"
 
 PG_MODULE_MAGIC;
 
@@ -56,7 +57,8 @@ typedef enum Former
 	FORMER_HEAP,				/* heap_form_tuple() */
 	FORMER_SLIMHEAP,			/* slim_form_tuple(), "truncate" mode */
 	FORMER_COMPRESS				/* slim_form_tuple(), "compress" mode, with
-								 * the first column (the key) in the prefix */
+								 * the prefix a table of the pool's shape
+								 * keeps: the key and the free attributes */
 } Former;
 
 typedef struct RowPool
@@ -317,7 +319,9 @@ run_loop(RowPool *pool, Former former, int64 iterations)
 		else
 			tuple = slim_form_tuple(pool->tupdesc, pool->values[r],
 									pool->isnull[r],
-									SLIM_NULL_BITMAP_COMPRESS, 0, 1);
+									SLIM_NULL_BITMAP_COMPRESS, 0,
+									Min(pool->tupdesc->natts,
+										Max(1, SLIM_FREE_PREFIX_NATTS)));
 		bytes += tuple->t_len;
 		heap_freetuple(tuple);
 	}

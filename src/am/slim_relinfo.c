@@ -30,6 +30,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
+#include "slim_tail.h"
 #include "slimheap.h"
 
 /*
@@ -131,6 +132,7 @@ slim_compress_prefix_natts(Relation rel, Relation source,
 		return natts;
 
 	floor = Max(min_natts, opts->prefix_columns);
+	floor = Max(floor, SLIM_FREE_PREFIX_NATTS);
 	floor = Max(floor, slim_index_natts(rel));
 	if (source != NULL)
 		floor = Max(floor, slim_index_natts(source));
