@@ -259,7 +259,8 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	{
 		TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
 		slot->tts_nvalid = reader->tts_nvalid;
-		slim_tail_reader_wrote(&sslot->tail_reader, reader->tts_nvalid);
+		/* heap wrote [0, tts_nvalid), our caller fills in the rest */
+		slim_tail_reader_wrote(&sslot->tail_reader, natts);
 		return;
 	}
 

@@ -290,7 +290,9 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	/*
 	 * The caller fills in [limit, natts) with the missing values.  C1 keeps
 	 * fast defaults out of every tail, so no later range covers them; the
-	 * bound keeps rd right without relying on it.
+	 * bound (and slim_slot_getsomeattrs() telling rd what a standard row's
+	 * deforming and its missing values wrote) keeps rd right without
+	 * relying on it.
 	 */
 	if (limit < natts)
 		rd->null_hi = Min(rd->null_hi, Max(from, limit));
