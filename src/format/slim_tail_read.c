@@ -27,14 +27,6 @@ static const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
 	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
 };
 
-/* attributes [from, to) read NULL, as heap's deforming leaves them */
-static inline void
-slim_set_null(Datum *values, bool *isnull, int from, int to)
-{
-	memset(isnull + from, true, to - from);
-	memset(values + from, 0, (to - from) * sizeof(Datum));
-}
-
 /*
  * Where the data of a row's prefix ends, relative to t_hoff: the walk heap's
  * deforming does over the header's natts attributes.
@@ -133,7 +125,8 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 	uint32		off;
 	int			k;
 
-	slim_set_null(values, isnull, first, stored_natts);
+	memset(isnull + first, true, stored_natts - first);
+	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
 	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first, ntail,
 					  positions);
 	slim_order_values(tupdesc, positions, n, ordered);
@@ -214,18 +207,26 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
 	}
 	rd->nset = kept;
 
-	/* a known range apart from this one is of no use: start anew */
 	if (rd->null_lo >= rd->null_hi || from > rd->null_hi ||
 		limit < rd->null_lo)
-		rd->null_lo = rd->null_hi = from;
+	{
+		memset(isnull + from, true, limit - from);
+		memset(values + from, 0, (limit - from) * sizeof(Datum));
+		rd->null_lo = from;
+		rd->null_hi = limit;
+		return;
+	}
 	if (from < rd->null_lo)
 	{
-		slim_set_null(values, isnull, from, rd->null_lo);
+		memset(isnull + from, true, rd->null_lo - from);
+		memset(values + from, 0, (rd->null_lo - from) * sizeof(Datum));
 		rd->null_lo = from;
 	}
 	if (limit > rd->null_hi)
 	{
-		slim_set_null(values, isnull, rd->null_hi, limit);
+		memset(isnull + rd->null_hi, true, limit - rd->null_hi);
+		memset(values + rd->null_hi, 0,
+			   (limit - rd->null_hi) * sizeof(Datum));
 		rd->null_hi = limit;
 	}
 }
