@@ -3,10 +3,11 @@
 #
 # The report step of bench/instructions.sh: from the instruction count of
 # every backend it ran (COUNTS.csv: "backend,instructions", a backend named
-# <group>.<db>.<part>, where db is "heap" or "slim" and part "setup" for
-# the setup-only twin) and the figures (FIGURES.txt, one a line:
-# key|label|group|part|units|unit|slimheap variant), it writes
-#   RESULTS_DIR/instructions.md   one line per figure: heap's and
+# <group>.<db>.<part>, where db is "heap", "jsonb" or "slim" and part
+# "setup" for the setup-only twin) and the figures (FIGURES.txt, one a line:
+# key|label|group|part|units|unit|slimheap variant[|baseline], the
+# baseline "heap" (the default) or "jsonb"), it writes
+#   RESULTS_DIR/instructions.md   one line per figure: the baseline's and
 #                                 slimheap's instructions with the setup
 #                                 subtracted, the ratio, the difference per
 #                                 row (transaction, lookup); then every
@@ -34,7 +35,8 @@ while (my $line = <$in>)
 	next if $line eq '';
 	my ($b, $n) = split /,/, $line, -1;
 	die "$counts_file: malformed line: $line\n"
-	  unless defined $n && $b =~ /^[\w]+\.(heap|slim)\.\w+$/ && $n =~ /^\d+$/;
+	  unless defined $n && $b =~ /^[\w]+\.(heap|jsonb|slim)\.\w+$/
+	  && $n =~ /^\d+$/;
 	die "$counts_file: $b counted twice\n" if exists $count{$b};
 	$count{$b} = $n;
 	push @backends, $b;
@@ -48,11 +50,12 @@ while (my $line = <$in>)
 	chomp $line;
 	next if $line eq '';
 	my @f = split /\|/, $line, -1;
+	push @f, 'heap' if @f == 7;
 	die "$figures_file: malformed line: $line\n"
-	  unless @f == 7 && $f[4] =~ /^[1-9]\d*$/;
+	  unless @f == 8 && $f[4] =~ /^[1-9]\d*$/ && $f[7] =~ /^(heap|jsonb)$/;
 	my %fig;
-	@fig{qw(key label group part units unit variant)} = @f;
-	for my $db (qw(heap slim))
+	@fig{qw(key label group part units unit variant baseline)} = @f;
+	for my $db ($fig{baseline}, 'slim')
 	{
 		my ($run, $setup) =
 		  map { "$fig{group}.$db.$_" } $fig{part}, 'setup';
@@ -65,12 +68,13 @@ while (my $line = <$in>)
 		die "figure $fig{key}: $run counted $count{$run} instructions, "
 		  . "not more than its setup ($count{$setup})\n"
 		  if $n <= 0;
-		$fig{$db} = $n;
-		$fig{"${db}_run"} = $count{$run};
-		$fig{"${db}_setup"} = $count{$setup};
+		my $side = $db eq 'slim' ? 'slim' : 'base';
+		$fig{$side} = $n;
+		$fig{"${side}_run"} = $count{$run};
+		$fig{"${side}_setup"} = $count{$setup};
 	}
-	$fig{ratio} = $fig{slim} / $fig{heap};
-	$fig{per_unit} = ($fig{slim} - $fig{heap}) / $fig{units};
+	$fig{ratio} = $fig{slim} / $fig{base};
+	$fig{per_unit} = ($fig{slim} - $fig{base}) / $fig{units};
 	push @figures, \%fig;
 }
 close $in;
@@ -115,7 +119,7 @@ push @desc, [ 'counted by',
 		$ENV{BENCH_CPU} && "CPU $ENV{BENCH_CPU}") ]
   if $ENV{BENCH_VALGRIND} || $ENV{BENCH_CPU};
 
-my $md = "# Instruction counts: slimheap against heap\n\n";
+my $md = "# Instruction counts: slimheap against heap and jsonb\n\n";
 $md .= "`make bench-instructions` (bench/instructions.sh):\n\n";
 $md .= "- $_->[0]: $_->[1]\n" for @desc;
 $md .= "\n";
@@ -124,17 +128,21 @@ Each figure is the count of a single-user backend (`postgres --single`
 under `valgrind --tool=callgrind`) that ran its setup and then the
 statements, minus the count of an identical backend that ran the setup
 only (start-up, catalogs, the new table, a first run of each query), on
-a heap table and on a slimheap table (`truncate` or `compress`, as the
-second column says) of the same fresh cluster.  The difference is
-slimheap's minus heap's, per row, transaction or lookup.
+a slimheap table (`truncate` or `compress`, as the second column says)
+and on its baseline of the same fresh cluster: a heap table of the same
+rows, or their jsonb twin (`jsonb`: a heap table `(id, doc jsonb)` with
+a key `"cN"` for each set column, read with `doc->'cN'`).  The
+difference is slimheap's minus the baseline's, per row, transaction or
+lookup.
 
-| figure | slimheap | heap | slimheap | slimheap/heap | difference |
-|---|---|---:|---:|---:|---:|
+| figure | slimheap | against | baseline | slimheap | slimheap/baseline | difference |
+|---|---|---|---:|---:|---:|---:|
 EOT
 for my $f (@figures)
 {
-	$md .= sprintf "| %s | `%s` | %s | %s | %.4f (%s) | %s a %s |\n",
-	  $f->{label}, $f->{variant}, millions($f->{heap}), millions($f->{slim}),
+	$md .= sprintf "| %s | `%s` | %s | %s | %s | %.4f (%s) | %s a %s |\n",
+	  $f->{label}, $f->{variant}, $f->{baseline}, millions($f->{base}),
+	  millions($f->{slim}),
 	  $f->{ratio}, percent($f->{ratio}), signed($f->{per_unit}), $f->{unit};
 }
 $md .= "\nEvery backend (`<group>.<database>.<part>`; `setup`: the twin that "
@@ -149,15 +157,16 @@ sub csv_field
 	return "\"$s\"";
 }
 
-my $csv = "figure,label,slimheap_variant,units,unit,heap,slimheap,ratio,"
-  . "difference_per_unit,heap_backend,heap_setup,slimheap_backend,"
-  . "slimheap_setup\n";
+my $csv = "figure,label,slimheap_variant,baseline,units,unit,"
+  . "baseline_instructions,slimheap_instructions,ratio,difference_per_unit,"
+  . "baseline_backend,baseline_setup,slimheap_backend,slimheap_setup\n";
 for my $f (@figures)
 {
 	$csv .= join(',',
-		$f->{key}, csv_field($f->{label}), $f->{variant}, $f->{units},
-		$f->{unit}, $f->{heap}, $f->{slim}, sprintf('%.5f', $f->{ratio}),
-		sprintf('%.1f', $f->{per_unit}), $f->{heap_run}, $f->{heap_setup},
+		$f->{key}, csv_field($f->{label}), $f->{variant}, $f->{baseline},
+		$f->{units}, $f->{unit}, $f->{base}, $f->{slim},
+		sprintf('%.5f', $f->{ratio}), sprintf('%.1f', $f->{per_unit}),
+		$f->{base_run}, $f->{base_setup},
 		$f->{slim_run}, $f->{slim_setup}) . "\n";
 }
 

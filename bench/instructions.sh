@@ -26,7 +26,9 @@
 #      bench/run.sh does) loads two databases, "heap" and "slim", with the
 #      same tables under the same names (bench/bench.sql, then
 #      bench/instructions.sql): heap tables in one, slimheap tables in the
-#      other ("truncate" for W1, W2 and TPC-B, "compress" for W4 and W5);
+#      other ("truncate" for W1, W2 and TPC-B, "compress" for W4 and W5),
+#      and in both the jsonb twins of W4 and W5 (W10), which the figures
+#      against jsonb read in database "heap" (backends <group>.jsonb.*);
 #   3. run each backend, `postgres --single` in a fixed environment under
 #      `valgrind --tool=callgrind`, on its own copy of that cluster (so all
 #      start from the same bytes), with the statements on standard input,
@@ -44,7 +46,9 @@
 # build of slimheap.so, no build), BENCH_ONLY="w2_all tpcb" (only these
 # figures, by the keys of instructions.csv), BENCH_RESULTS (write the
 # report there instead of bench/results), BENCH_KEEP=<dir> (keep every
-# backend's callgrind.out there, for callgrind_annotate), BENCH_JOBS,
+# backend's callgrind.out there, for callgrind_annotate),
+# BENCH_CALLGRIND_OPTS (more options for callgrind, e.g. --dump-instr=yes
+# to count each instruction of the kept outputs), BENCH_JOBS,
 # BENCH_PORT (the template server's port, unix socket only, default 5531),
 # PG_CONFIG (the server, default PostgreSQL 15's).  A build without the
 # "compress" bitmap (older commits) gets no W4/W5 figures.
@@ -331,9 +335,11 @@ for i in $(seq $SCANS); do echo 'SELECT sum(c50) FROM w1;'; done >"$SQL/w1_read.
 for i in $(seq $SCANS); do echo 'SELECT count(*) FROM w1;'; done >"$SQL/w1_read.count"
 
 # the reads of issue 23 (bench/run.sh): count(cN) at these positions, a
-# two-column filter, a lookup of three columns, count(*)
+# two-column filter, a lookup of three columns, count(*); on the jsonb twin
+# the same reads of its keys
 READ_POSITIONS="2 200 403 600 800"
 READ_FILTER="c403 IS NOT NULL AND c5 IS NULL"
+JSONB_FILTER="doc ? 'c403' AND NOT doc ? 'c5'"
 
 # W4, W5: into a fresh table with its primary key (as bench/run.sh loads
 # them), from the heap source or from the COPY file of the same rows; and
@@ -369,6 +375,24 @@ for w in w4 w5; do
 	done
 	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w WHERE $READ_FILTER;"; done >"$SQL/${w}_read.filter"
 	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w;"; done >"$SQL/${w}_read.count"
+
+	# "jsonb": the same reads of the twin ${w}_doc, in database "heap"
+	# (SQL/<group>.jsonb.<part> instead of SQL/<group>.<part>)
+	{
+		echo "PREPARE lookup3(int) AS SELECT doc->'c2', doc->'c403', doc->'c800' FROM ${w}_doc WHERE id = \$1;"
+		keys $LOOKUP_WARMUP $W4_ROWS 23 | sed 's/.*/EXECUTE lookup3(&);/'
+		for p in $READ_POSITIONS; do echo "SELECT count(doc->'c$p') FROM ${w}_doc;"; done
+		echo "SELECT count(*) FROM ${w}_doc WHERE $JSONB_FILTER;"
+		echo "SELECT count(*) FROM ${w}_doc;"
+	} >"$SQL/${w}_read.jsonb.setup"
+	keys $LOOKUPS $W4_ROWS 29 | sed 's/.*/EXECUTE lookup3(&);/' >"$SQL/${w}_read.jsonb.lookup3"
+	for p in $READ_POSITIONS; do
+		part=c$p
+		[ $p = 800 ] && part=scan
+		for i in $(seq $SCANS); do echo "SELECT count(doc->'c$p') FROM ${w}_doc;"; done >"$SQL/${w}_read.jsonb.$part"
+	done
+	for i in $(seq $SCANS); do echo "SELECT count(*) FROM ${w}_doc WHERE $JSONB_FILTER;"; done >"$SQL/${w}_read.jsonb.filter"
+	for i in $(seq $SCANS); do echo "SELECT count(*) FROM ${w}_doc;"; done >"$SQL/${w}_read.jsonb.count"
 done
 
 as_postgres "$PGBIN/pg_ctl" -D "$TEMPLATE" -m fast -w stop >/dev/null
@@ -379,9 +403,10 @@ rm -f "$TEMPLATE/postmaster.opts"
 # th N: N with thousands separators (10000 -> 10,000), for the labels
 th() { perl -e 'my $n = shift; 1 while $n =~ s/^(\d+)(\d{3})/$1,$2/; print $n' "$1"; }
 
-# The figures: key|label|group|part|units|unit|slimheap variant.  Each
-# needs the backends <group>.<db>.<part> and <group>.<db>.setup of both
-# databases.
+# The figures: key|label|group|part|units|unit|slimheap variant[|baseline].
+# Each needs the backends <group>.<db>.<part> and <group>.<db>.setup of
+# slimheap ("slim") and of its baseline ("heap", or "jsonb": the jsonb twin
+# in database "heap").
 FIGURES=$WORK/figures.txt
 {
 	echo "tpcb|TPC-B: $(th $TPCB_TX) transactions (pgbench's, plain statements; scale $TPCB_SCALE)|tpcb|tx|$TPCB_TX|transaction|truncate"
@@ -405,6 +430,18 @@ FIGURES=$WORK/figures.txt
 		echo "${w}_scan|$W scan count(c800): $SCANS x $(th $W4_ROWS) rows|${w}_read|scan|$((SCANS * W4_ROWS))|row|compress"
 		echo "${w}_filter|$W scan count(*) WHERE $READ_FILTER: $SCANS x $(th $W4_ROWS) rows|${w}_read|filter|$((SCANS * W4_ROWS))|row|compress"
 		echo "${w}_count|$W scan count(*): $SCANS x $(th $W4_ROWS) rows|${w}_read|count|$((SCANS * W4_ROWS))|row|compress"
+	done
+	# the same reads against the jsonb twin (W10)
+	for w in w4 w5; do
+		W=${w^^}
+		echo "${w}_jsonb_lookup3|$W lookups by key (prepared, c2, c403, c800; jsonb: doc->'cN'): $(th $LOOKUPS)|${w}_read|lookup3|$LOOKUPS|lookup|compress|jsonb"
+		for p in $READ_POSITIONS; do
+			part=c$p
+			[ $p = 800 ] && part=scan
+			echo "${w}_jsonb_c$p|$W scan count(c$p) (jsonb: count(doc->'c$p')): $SCANS x $(th $W4_ROWS) rows|${w}_read|$part|$((SCANS * W4_ROWS))|row|compress|jsonb"
+		done
+		echo "${w}_jsonb_filter|$W scan of the filter (jsonb: $JSONB_FILTER): $SCANS x $(th $W4_ROWS) rows|${w}_read|filter|$((SCANS * W4_ROWS))|row|compress|jsonb"
+		echo "${w}_jsonb_count|$W scan count(*) (jsonb twin): $SCANS x $(th $W4_ROWS) rows|${w}_read|count|$((SCANS * W4_ROWS))|row|compress|jsonb"
 	done
 } >"$FIGURES.all"
 
@@ -444,7 +481,7 @@ run_backend() {
 	[ "$(id -u)" = 0 ] && chown postgres: "$dir"
 	local rc=0
 	cat "$@" | as_postgres "${CLEAN_ENV[@]}" "$VALGRIND" --tool=callgrind --trace-children=no \
-		--collect-atstart=yes --log-file="$dir/valgrind.log" \
+		--collect-atstart=yes ${BENCH_CALLGRIND_OPTS:-} --log-file="$dir/valgrind.log" \
 		--callgrind-out-file="$dir/callgrind.out" \
 		"$PGBIN/postgres" --single -D "$dir/data" "$db" \
 		>"$dir/stdout" 2>"$dir/stderr" || rc=$?
@@ -473,8 +510,8 @@ run_backend() {
 # every backend the figures need, the longest first (TPC-B, COPY, W2) so
 # that the last to finish are short ones
 BACKENDS=()
-while IFS='|' read -r key label group part units unit variant; do
-	for db in heap slim; do
+while IFS='|' read -r key label group part units unit variant baseline; do
+	for db in "${baseline:-heap}" slim; do
 		BACKENDS+=("$group.$db.$part")
 	done
 done <"$FIGURES"
@@ -501,9 +538,15 @@ finish_one() {
 for b in "${BACKENDS[@]}"; do
 	IFS=. read -r group db part <<<"$b"
 	files=("$SQL/$group.$db.setup")
-	[ "$part" = setup ] || files+=("$SQL/$group.$part")
+	if [ "$part" = setup ]; then
+		:
+	elif [ -e "$SQL/$group.$db.$part" ]; then
+		files+=("$SQL/$group.$db.$part")
+	else
+		files+=("$SQL/$group.$part")
+	fi
 	[ $running -lt "$JOBS" ] || finish_one
-	run_backend "$b" "$db" "${files[@]}" &
+	run_backend "$b" "$([ "$db" = jsonb ] && echo heap || echo "$db")" "${files[@]}" &
 	JOB_PIDS+=($!)
 	running=$((running + 1))
 done

@@ -32,10 +32,19 @@ INSERT INTO w4 SELECT * FROM w4_src;
 SELECT bench_create('w5', :'vc', bench_coldefs_of('w5_src'));
 ALTER TABLE w5 ADD PRIMARY KEY (id);
 INSERT INTO w5 SELECT * FROM w5_src;
+-- their jsonb twins (W10; bench.sql's mixed_jsonb_source()), which the
+-- figures against jsonb read in database "heap"; made in both databases,
+-- so that their catalogs stay alike
+SELECT mixed_jsonb_source('w4_doc', 'w4_src');
+ALTER TABLE w4_doc ADD PRIMARY KEY (id);
+SELECT mixed_jsonb_source('w5_doc', 'w5_src');
+ALTER TABLE w5_doc ADD PRIMARY KEY (id);
 VACUUM w4_src;
 VACUUM w5_src;
 VACUUM w4;
 VACUUM w5;
+VACUUM w4_doc;
+VACUUM w5_doc;
 
 -- the files COPY FROM reads: the same rows (written once, from "heap")
 \set w4_copy :copy_dir '/w4.copy'

@@ -2,8 +2,9 @@
 # Copyright (c) slimheap contributors
 #
 # The report step of `make bench-instructions` (bench/instructions-report.pl):
-# each figure is a backend's count minus its setup-only twin's, for heap and
-# for slimheap, with the ratio and the difference per unit; every backend's
+# each figure is a backend's count minus its setup-only twin's, for its
+# baseline (heap, or the jsonb twin) and for slimheap, with the ratio and the
+# difference per unit; every backend's
 # count is listed; a missing count or a figure that is not positive writes
 # nothing.  No server and no callgrind: the counts are written here.
 
@@ -38,7 +39,8 @@ sub slurp
 
 my $figures =
     "tpcb|TPC-B: 1000 transactions|tpcb|tx|1000|transaction|truncate\n"
-  . "w4_copy|W4 COPY FROM, 5,000 rows|w4_write|copy|5000|row|compress\n";
+  . "w4_copy|W4 COPY FROM, 5,000 rows|w4_write|copy|5000|row|compress\n"
+  . "w4_jsonb_scan|W4 count(c800) against jsonb|w4_read|scan|5000|row|compress|jsonb\n";
 
 my %counts = (
 	'tpcb.heap.setup' => 70_000_000,
@@ -49,6 +51,11 @@ my %counts = (
 	'w4_write.heap.copy' => 1_160_000_000,  # 1,000 M
 	'w4_write.slim.setup' => 163_000_000,
 	'w4_write.slim.copy' => 1_038_000_000,  # 875 M: 0.875, -25,000 a row
+	'w4_read.jsonb.setup' => 50_000_000,
+	'w4_read.jsonb.scan' => 90_000_000,     # 40 M
+	'w4_read.slim.setup' => 30_000_000,
+	'w4_read.slim.scan' => 60_000_000,      # 30 M: 0.75, -2,000 a row
+	'w4_read.heap.scan' => 1,               # not this figure's baseline
 );
 
 sub counts_csv
@@ -84,24 +91,29 @@ my ($ok, $err, $res) = report(counts_csv(%counts),
 	BENCH_JOBS => 2);
 ok($ok, 'the report is written') or diag($err);
 my $md = slurp("$res/instructions.md") // '';
-like($md, qr/^- run: 2026-12-01 12:00-12:05 UTC, 8 backends, 2 at a time, 321 s$/m,
+like($md, qr/^- run: 2026-12-01 12:00-12:05 UTC, 13 backends, 2 at a time, 321 s$/m,
 	'instructions.md names the date, the backends and the time');
 like($md, qr/^- build: abc1234$/m, 'instructions.md names the build');
 like($md, qr/^- figures: only tpcb w4_copy$/m,
 	'instructions.md says when it has only some figures');
 like($md,
-	qr/^\| TPC-B: 1000 transactions \| `truncate` \| 1,000\.0 M \| 1,010\.0 M \| 1\.0100 \(\+1\.00%\) \| \+10,000 a transaction \|$/m,
+	qr/^\| TPC-B: 1000 transactions \| `truncate` \| heap \| 1,000\.0 M \| 1,010\.0 M \| 1\.0100 \(\+1\.00%\) \| \+10,000 a transaction \|$/m,
 	'TPC-B: setup subtracted, ratio and difference per transaction');
 like($md,
-	qr/^\| W4 COPY FROM, 5,000 rows \| `compress` \| 1,000\.0 M \| 875\.0 M \| 0\.8750 \(-12\.50%\) \| -25,000 a row \|$/m,
+	qr/^\| W4 COPY FROM, 5,000 rows \| `compress` \| heap \| 1,000\.0 M \| 875\.0 M \| 0\.8750 \(-12\.50%\) \| -25,000 a row \|$/m,
 	'W4 COPY: a ratio below 1 and a negative difference');
+like($md,
+	qr/^\| W4 count\(c800\) against jsonb \| `compress` \| jsonb \| 40\.0 M \| 30\.0 M \| 0\.7500 \(-25\.00%\) \| -2,000 a row \|$/m,
+	'a figure against the jsonb twin takes the jsonb backends');
 like($md, qr/^\| w4_write\.slim\.copy \| 1,038,000,000 \|$/m,
 	'instructions.md lists every backend');
 my $csv = slurp("$res/instructions.csv") // '';
 like($csv,
-	qr/^w4_copy,"W4 COPY FROM, 5,000 rows",compress,5000,row,1000000000,875000000,0\.87500,-25000\.0,1160000000,160000000,1038000000,163000000$/m,
+	qr/^w4_copy,"W4 COPY FROM, 5,000 rows",compress,heap,5000,row,1000000000,875000000,0\.87500,-25000\.0,1160000000,160000000,1038000000,163000000$/m,
 	'instructions.csv: a label with commas is quoted, every count is there');
-is(scalar(() = $csv =~ /\n/g), 3, 'instructions.csv: a header and a line per figure');
+like($csv, qr/^w4_jsonb_scan,W4 count\(c800\) against jsonb,compress,jsonb,5000,row,40000000,30000000,/m,
+	'instructions.csv: the baseline of each figure');
+is(scalar(() = $csv =~ /\n/g), 4, 'instructions.csv: a header and a line per figure');
 
 # a backend missing: nothing is written
 my %missing = %counts;
@@ -121,5 +133,14 @@ ok(!$ok && $err =~ /figure tpcb: tpcb\.heap\.tx counted .* not more than its set
 # a malformed count (e.g. callgrind's summary line was not found)
 ($ok, $err) = report(counts_csv(%counts) . "tpcb.slim.extra,\n");
 ok(!$ok && $err =~ /malformed line/, 'a malformed count is an error');
+
+# a baseline that is neither heap nor jsonb
+{
+	my $saved = $figures;
+	$figures .= "w4_bad|W4 against xml|w4_read|scan|5000|row|compress|xml\n";
+	($ok, $err) = report(counts_csv(%counts));
+	ok(!$ok && $err =~ /malformed line: w4_bad/, 'an unknown baseline is an error');
+	$figures = $saved;
+}
 
 done_testing();
