@@ -83,6 +83,8 @@ typedef struct SlimAttInfo
 	uint8		alignmask;		/* the alignment of attalign, minus 1 */
 	uint8		group;			/* where its value goes in a tail */
 	bool		attbyval;
+	uint8		shift;			/* by value: 64 - 8 * attlen, else 0 */
+	uint8		isfixed;		/* 1 in groups 0 to 3, 0 in group 4 */
 } SlimAttInfo;
 
 /*
@@ -149,9 +151,16 @@ static inline uint32
 slim_varint_get(const char **pp)
 {
 	const uint8 *p = (const uint8 *) *pp;
-	uint32		value = p[0] & 0x7F;
+	uint32		value = p[0];
 	int			shift = 7;
 
+	/* the map's gaps and runs are short: most take one byte */
+	if (likely(value < 0x80))
+	{
+		*pp = (const char *) p + 1;
+		return value;
+	}
+	value &= 0x7F;
 	while (*p++ & 0x80)
 	{
 		value |= (uint32) (*p & 0x7F) << shift;
@@ -220,6 +229,8 @@ slim_att_info_set(SlimAttInfo *info, Form_pg_attribute att)
 	info->alignmask = att_align_nominal(1, att->attalign) - 1;
 	info->group = slim_value_group(att);
 	info->attbyval = att->attbyval;
+	info->shift = att->attbyval && att->attlen > 0 ? 64 - 8 * att->attlen : 0;
+	info->isfixed = info->group < SLIM_FIXED_GROUPS;
 }
 
 /* where a stored value of att at tp + off starts, as heap's readers align */

@@ -156,10 +156,9 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
 {
 #ifndef WORDS_BIGENDIAN
 	int64		word;
-	int			shift = ai->attbyval ? 64 - 8 * ai->attlen : 0;
 
 	memcpy(&word, ptr + ai->attlen - sizeof(int64), sizeof(int64));
-	return ai->attbyval ? (Datum) (word >> shift) : PointerGetDatum(ptr);
+	return ai->attbyval ? (Datum) (word >> ai->shift) : PointerGetDatum(ptr);
 #else
 	return fetch_att(ptr, ai->attbyval, ai->attlen);
 #endif
@@ -235,20 +234,20 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
  * Deform attributes [from, natts) of a tail row into values/isnull (0-based;
  * from is at least the header's natts K, whose prefix the caller has
  * deformed, and prefix_end is where its data ends), reading only as much of
- * the tail as they need: when they are all NULL the map is read only up to
- * natts; otherwise to its end, which is where the values start and where the
- * sizes of the groups of fixed-length values are known, and only the values
- * of attributes below natts are fetched (a varlena's by walking the
- * varlenas before it).  Returns how many attributes are valid now: natts,
- * or, when tupdesc has fast defaults and natts lies past the tail, the
- * tail's last one (the caller fills in the missing values after it).
+ * the tail as they need: the map to its end, which is where the values start
+ * and where the sizes of the groups of fixed-length values are known, and
+ * the values of attributes below natts (a varlena's by walking the varlenas
+ * before it).  Returns how many attributes are valid now: natts, or, when
+ * tupdesc has fast defaults and natts lies past the tail, the tail's last
+ * one (the caller fills in the missing values after it).
  *
  * rd's attinfo has an entry for each attribute of tupdesc; those whose
  * known[] flag is still false are filled in here when first met, so that a
  * slot that reads few rows does not pay for every attribute of a wide
  * table.  rd also says which entries of values/isnull read NULL already
  * (SlimTailReader), and learns which this row sets.  The loops avoid
- * branches on the types of the values, which come in no predictable order.
+ * branches on the types of the values, which come in no predictable order,
+ * and keep few variables live: they run once for every value of a row.
  */
 int
 slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
@@ -267,23 +266,21 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	SlimTailEncoding encoding = (SlimTailEncoding) (header & 3);
 	SlimAttInfo *attinfo = rd->attinfo;
 	bool	   *known = rd->known;
-	int16	   *set = rd->set;
-	int			nset;
-	/* fixed-length values to fetch, and their offsets in their group */
+	/* the values below limit, by kind, and fixed ones' offsets in a group */
 	int16		fixed[MaxTupleAttributeNumber];
-	uint32		fixed_off[MaxTupleAttributeNumber];
-	/* every varlena below limit (the walk to a wanted one passes them) */
+	uint16		fixed_off[MaxTupleAttributeNumber];
 	int16		varlenas[MaxTupleAttributeNumber];
-	/* bytes of each group so far; group 4's sum means nothing */
+	/* bytes of each group; group 4's sum means nothing */
 	uint32		size[SLIM_FIXED_GROUPS + 1] = {0};
-	uint32		start[SLIM_FIXED_GROUPS + 1];
-	int			nfixed = 0;
-	int			nvarlenas = 0;
-	int			last = -1;		/* the last value below limit */
+	uint32		start[SLIM_FIXED_GROUPS];
+	ptrdiff_t	nfixed = 0;
+	ptrdiff_t	nvalues = 0;	/* below limit */
+	ptrdiff_t	nvarlenas;
 	int			i = 0;			/* tail attribute the map is at */
 	int			run = 0;		/* RUNS: values left in the current run */
 	uint32		bits = 0;		/* BITMAP: bits left of byte i / 8 */
 	uint32		off;
+	int			lo;
 	int			g;
 	int			k;
 
@@ -334,17 +331,15 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		break;
 
 	/*
-	 * The values below limit: what to fetch (values below from are recorded
-	 * too and skipped later, which costs less than telling them apart here),
-	 * and the sizes of their groups; then the rest of the map, for the sizes
-	 * only.  Past limit with nothing from "from" on, the rest does not
-	 * matter.
+	 * The values below limit (those below from are recorded too: the
+	 * offsets after them depend on them) and the sizes of their groups;
+	 * then the rest of the map, for the sizes only.
 	 */
 #define SLIM_WALK(NEXT) \
 	for (;;) \
 	{ \
 		int			a; \
-		SlimAttInfo *ai; \
+		const SlimAttInfo *ai; \
 		uint32		o; \
 		\
 		NEXT(a); \
@@ -353,22 +348,17 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
 		size[g] = o + ai->attlen; \
 		if (a >= limit) \
-		{ \
-			if (last < from) \
-				return limit; \
 			break; \
-		} \
 		fixed[nfixed] = a; \
 		fixed_off[nfixed] = o; \
-		nfixed += (g < SLIM_FIXED_GROUPS); \
-		varlenas[nvarlenas] = a; \
-		nvarlenas += (g == SLIM_FIXED_GROUPS); \
-		last = a; \
+		varlenas[nvalues - nfixed] = a; \
+		nfixed += ai->isfixed; \
+		nvalues++; \
 	} \
 	for (;;) \
 	{ \
 		int			a; \
-		SlimAttInfo *ai; \
+		const SlimAttInfo *ai; \
 		\
 		NEXT(a); \
 		ai = slim_known_att(attinfo, known, tupdesc, a); \
@@ -392,12 +382,9 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 #undef SLIM_NEXT_GAPS
 #undef SLIM_NEXT_RUNS
 #undef SLIM_NEXT_BITMAP
-
-	if (last < from)
-		return limit;
+	nvarlenas = nvalues - nfixed;
 
 	/* past the map: each group of fixed-length values, then the varlenas */
-	nset = rd->nset;
 	off = (encoding == SLIM_TAIL_BITMAP ? p + (ntail + 7) / 8 : p) - tp;
 	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
 	{
@@ -407,16 +394,19 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		off += size[g];
 	}
 
+	/*
+	 * Every value below limit; those below from are this row's already (an
+	 * earlier call decoded them), and are written again with the same
+	 * Datum, which costs less than a test.  The entries from "from" on are
+	 * the ones this row adds to rd->set.
+	 */
 	for (k = 0; k < nfixed; k++)
 	{
 		int			a = fixed[k];
 		const SlimAttInfo *ai = &attinfo[a];
 
-		if (a < from)
-			continue;
 		values[a] = slim_fetch_fixed(tp + start[ai->group] + fixed_off[k], ai);
 		isnull[a] = false;
-		set[nset++] = a;
 	}
 	for (k = 0; k < nvarlenas; k++)
 	{
@@ -427,15 +417,19 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 			off = att_align_pointer(off, ai->attalign, -1, tp + off);
 		else
 			off = att_align_nominal(off, ai->attalign);
-		if (a >= from)
-		{
-			values[a] = PointerGetDatum(tp + off);
-			isnull[a] = false;
-			set[nset++] = a;
-		}
+		values[a] = PointerGetDatum(tp + off);
+		isnull[a] = false;
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
 	}
-	rd->nset = nset;
+	for (lo = 0; lo < nfixed && fixed[lo] < from; lo++)
+		;
+	memcpy(rd->set + rd->nset, fixed + lo, (nfixed - lo) * sizeof(int16));
+	rd->nset += nfixed - lo;
+	for (lo = 0; lo < nvarlenas && varlenas[lo] < from; lo++)
+		;
+	memcpy(rd->set + rd->nset, varlenas + lo,
+		   (nvarlenas - lo) * sizeof(int16));
+	rd->nset += nvarlenas - lo;
 	return limit;
 }
 
