@@ -164,6 +164,17 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
 #endif
 }
 
+/* the offset past a varlena (or cstring) of a tail that starts at off */
+static inline uint32
+slim_skip_varlena(const SlimAttInfo *ai, const char *tp, uint32 off)
+{
+	if (ai->attlen == -1)
+		off = att_align_pointer(off, ai->attalign, -1, tp + off);
+	else
+		off = att_align_nominal(off, ai->attalign);
+	return att_addlength_pointer(off, ai->attlen, tp + off);
+}
+
 /* attribute a's packed facts, filled in from tupdesc the first time */
 static inline SlimAttInfo *
 slim_known_att(SlimAttInfo *attinfo, bool *known, TupleDesc tupdesc, int a)
@@ -280,9 +291,9 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	int			run = 0;		/* RUNS: values left in the current run */
 	uint32		bits = 0;		/* BITMAP: bits left of byte i / 8 */
 	uint32		off;
-	int			lo;
+	ptrdiff_t	lo;
+	ptrdiff_t	k;
 	int			g;
-	int			k;
 
 	/*
 	 * The caller fills in [limit, natts) with the missing values.  C1 keeps
@@ -395,12 +406,17 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	}
 
 	/*
-	 * Every value below limit; those below from are this row's already (an
-	 * earlier call decoded them), and are written again with the same
-	 * Datum, which costs less than a test.  The entries from "from" on are
-	 * the ones this row adds to rd->set.
+	 * The values from "from" to limit.  Those below from are this row's
+	 * already and stay untouched: callers may have changed them in place
+	 * (nodeAgg.c's grouping sets NULL some out), as below tts_nvalid
+	 * they may.  Both arrays are in attribute order, so the split is an
+	 * index, not a test a value; the varlenas below from are still walked,
+	 * for the offsets after them.  The entries written are the row's new
+	 * ones in rd->set.
 	 */
-	for (k = 0; k < nfixed; k++)
+	for (lo = 0; lo < nfixed && fixed[lo] < from; lo++)
+		;
+	for (k = lo; k < nfixed; k++)
 	{
 		int			a = fixed[k];
 		const SlimAttInfo *ai = &attinfo[a];
@@ -408,7 +424,12 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		values[a] = slim_fetch_fixed(tp + start[ai->group] + fixed_off[k], ai);
 		isnull[a] = false;
 	}
-	for (k = 0; k < nvarlenas; k++)
+	memcpy(rd->set + rd->nset, fixed + lo, (nfixed - lo) * sizeof(int16));
+	rd->nset += nfixed - lo;
+
+	for (lo = 0; lo < nvarlenas && varlenas[lo] < from; lo++)
+		off = slim_skip_varlena(&attinfo[varlenas[lo]], tp, off);
+	for (k = lo; k < nvarlenas; k++)
 	{
 		int			a = varlenas[k];
 		const SlimAttInfo *ai = &attinfo[a];
@@ -421,12 +442,6 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		isnull[a] = false;
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
 	}
-	for (lo = 0; lo < nfixed && fixed[lo] < from; lo++)
-		;
-	memcpy(rd->set + rd->nset, fixed + lo, (nfixed - lo) * sizeof(int16));
-	rd->nset += nfixed - lo;
-	for (lo = 0; lo < nvarlenas && varlenas[lo] < from; lo++)
-		;
 	memcpy(rd->set + rd->nset, varlenas + lo,
 		   (nvarlenas - lo) * sizeof(int16));
 	rd->nset += nvarlenas - lo;
