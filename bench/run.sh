@@ -18,8 +18,10 @@
 # `bench/run.sh --report-only RESULTS_DIR` runs only that report step.
 # Benchmarks are not tests: nothing here asserts a timing.
 #
-# Also read from the environment: ONLY="W3 W7" (run only these workloads),
-# BENCH_PORT (default 5530), BENCH_LOCK_WAIT (seconds to wait for the
+# Also read from the environment: ONLY="W3 W7" (run only these workloads;
+# their results go to bench/results/only-W3-W7/, so that a partial run
+# does not replace the full one that README.md quotes), BENCH_RESULTS=<dir>
+# (write the results there instead), BENCH_PORT (default 5530), BENCH_LOCK_WAIT (seconds to wait for the
 # install lock, default 900), BENCH_SKIP_INSTALL=1 (do not install),
 # BENCH_LIB=<path> (benchmark that build of slimheap.so instead of the
 # tree's, e.g. to compare two builds; implies BENCH_SKIP_INSTALL=1).
@@ -37,7 +39,19 @@ fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BENCH=$ROOT/bench
-RESULTS=$BENCH/results
+for w in ${ONLY:-}; do
+	if ! [[ $w =~ ^W[1-9][0-9]?$ ]]; then
+		echo "ONLY: '$w' is not a workload (W1 ... W11 of WORKLOADS.md)" >&2
+		exit 2
+	fi
+done
+if [ -n "${BENCH_RESULTS:-}" ]; then
+	RESULTS=$BENCH_RESULTS
+elif [ -n "${ONLY:-}" ]; then
+	RESULTS=$BENCH/results/only-$(printf '%s\n' $ONLY | sort -u | paste -sd- -)
+else
+	RESULTS=$BENCH/results
+fi
 # the server: PG_CONFIG's (`make bench PG=18` sets it), or PGBIN
 export PG_CONFIG=${PG_CONFIG:-/usr/lib/postgresql/15/bin/pg_config}
 PGBIN=${PGBIN:-$("$PG_CONFIG" --bindir)}
