@@ -89,7 +89,8 @@ typedef struct SlimAttInfo
 
 /*
  * What a slot keeps for slim_deform_tail_upto() from one row to the next:
- * the packed facts of the attributes met so far (known[]), and which of its
+ * the packed facts of the attributes met so far (known[]; all of them once
+ * it has decoded a few rows: known_all), and which of its
  * values/isnull entries read NULL ((Datum) 0, true) already: those in
  * [null_lo, null_hi) but for the nset listed in set[], which a row decoded
  * there set.  Each row then resets the entries the rows before it set, not
@@ -101,6 +102,8 @@ typedef struct SlimTailReader
 	bool	   *known;
 	int16	   *set;
 	int			nset;
+	int			rows;			/* rows decoded while some are not known */
+	bool		known_all;		/* every attribute's facts are filled in */
 	int			null_lo;
 	int			null_hi;
 } SlimTailReader;

@@ -22,6 +22,9 @@
 
 #include "slim_tail.h"
 
+/* rows a slot's reader decodes before it fills in every attribute's facts */
+#define SLIM_READER_WARM_ROWS	16
+
 /* the alignment of each fixed-length group of tail values */
 static const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
 	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
@@ -346,7 +349,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	 * offsets after them depend on them) and the sizes of their groups;
 	 * then the rest of the map, for the sizes only.
 	 */
-#define SLIM_WALK(NEXT) \
+#define SLIM_WALK(NEXT, LOOKUP) \
 	for (;;) \
 	{ \
 		int			a; \
@@ -354,7 +357,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		uint32		o; \
 		\
 		NEXT(a); \
-		ai = slim_known_att(attinfo, known, tupdesc, a); \
+		ai = LOOKUP(a); \
 		g = ai->group; \
 		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
 		size[g] = o + ai->attlen; \
@@ -372,23 +375,55 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		const SlimAttInfo *ai; \
 		\
 		NEXT(a); \
-		ai = slim_known_att(attinfo, known, tupdesc, a); \
+		ai = LOOKUP(a); \
 		g = ai->group; \
 		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
 	}
 
-	switch (encoding)
+#define SLIM_LOOKUP_CHECKED(a)	slim_known_att(attinfo, known, tupdesc, (a))
+#define SLIM_LOOKUP_KNOWN(a)	(&attinfo[(a)])
+	/*
+	 * A slot that has read a few rows (a scan, not a lookup) fills in every
+	 * attribute's facts once, so the walk no longer tests known[].
+	 */
+	if (unlikely(!rd->known_all) && ++rd->rows >= SLIM_READER_WARM_ROWS)
 	{
-		case SLIM_TAIL_RUNS:
-			SLIM_WALK(SLIM_NEXT_RUNS);
-			break;
-		case SLIM_TAIL_GAPS:
-			SLIM_WALK(SLIM_NEXT_GAPS);
-			break;
-		case SLIM_TAIL_BITMAP:
-			SLIM_WALK(SLIM_NEXT_BITMAP);
-			break;
+		for (k = 0; k < tupdesc->natts; k++)
+			(void) slim_known_att(attinfo, known, tupdesc, k);
+		rd->known_all = true;
 	}
+	if (rd->known_all)
+	{
+		switch (encoding)
+		{
+			case SLIM_TAIL_RUNS:
+				SLIM_WALK(SLIM_NEXT_RUNS, SLIM_LOOKUP_KNOWN);
+				break;
+			case SLIM_TAIL_GAPS:
+				SLIM_WALK(SLIM_NEXT_GAPS, SLIM_LOOKUP_KNOWN);
+				break;
+			case SLIM_TAIL_BITMAP:
+				SLIM_WALK(SLIM_NEXT_BITMAP, SLIM_LOOKUP_KNOWN);
+				break;
+		}
+	}
+	else
+	{
+		switch (encoding)
+		{
+			case SLIM_TAIL_RUNS:
+				SLIM_WALK(SLIM_NEXT_RUNS, SLIM_LOOKUP_CHECKED);
+				break;
+			case SLIM_TAIL_GAPS:
+				SLIM_WALK(SLIM_NEXT_GAPS, SLIM_LOOKUP_CHECKED);
+				break;
+			case SLIM_TAIL_BITMAP:
+				SLIM_WALK(SLIM_NEXT_BITMAP, SLIM_LOOKUP_CHECKED);
+				break;
+		}
+	}
+#undef SLIM_LOOKUP_CHECKED
+#undef SLIM_LOOKUP_KNOWN
 #undef SLIM_WALK
 #undef SLIM_NEXT_GAPS
 #undef SLIM_NEXT_RUNS
