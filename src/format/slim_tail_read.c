@@ -258,7 +258,7 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
  * rd's attinfo has an entry for each attribute of tupdesc; those whose
  * known[] flag is still false are filled in here when first met, so that a
  * slot that reads few rows does not pay for every attribute of a wide
- * table.  rd also says which entries of values/isnull read NULL already
+ * table (after SLIM_READER_WARM_ROWS rows, all at once).  rd also says which entries of values/isnull read NULL already
  * (SlimTailReader), and learns which this row sets.  The loops avoid
  * branches on the types of the values, which come in no predictable order,
  * and keep few variables live: they run once for every value of a row.
