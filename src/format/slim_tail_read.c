@@ -167,15 +167,13 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
 #endif
 }
 
-/* the offset past a varlena (or cstring) of a tail that starts at off */
+/* where a varlena (or cstring) of a tail starts, the previous ending at off */
 static inline uint32
-slim_skip_varlena(const SlimAttInfo *ai, const char *tp, uint32 off)
+slim_varlena_start(const SlimAttInfo *ai, const char *tp, uint32 off)
 {
 	if (ai->attlen == -1)
-		off = att_align_pointer(off, ai->attalign, -1, tp + off);
-	else
-		off = att_align_nominal(off, ai->attalign);
-	return att_addlength_pointer(off, ai->attlen, tp + off);
+		return att_align_pointer(off, ai->attalign, -1, tp + off);
+	return att_align_nominal(off, ai->attalign);
 }
 
 /* attribute a's packed facts, filled in from tupdesc the first time */
@@ -258,8 +256,9 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
  * rd's attinfo has an entry for each attribute of tupdesc; those whose
  * known[] flag is still false are filled in here when first met, so that a
  * slot that reads few rows does not pay for every attribute of a wide
- * table (after SLIM_READER_WARM_ROWS rows, all at once).  rd also says which entries of values/isnull read NULL already
- * (SlimTailReader), and learns which this row sets.  The loops avoid
+ * table (after SLIM_READER_WARM_ROWS rows, all at once).  rd also says
+ * which entries of values/isnull read NULL already (SlimTailReader), and
+ * learns which this row sets.  The loops avoid
  * branches on the types of the values, which come in no predictable order,
  * and keep few variables live: they run once for every value of a row.
  */
@@ -392,36 +391,28 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 			(void) slim_known_att(attinfo, known, tupdesc, k);
 		rd->known_all = true;
 	}
+#define SLIM_WALK_MAP(LOOKUP) \
+	switch (encoding) \
+	{ \
+		case SLIM_TAIL_RUNS: \
+			SLIM_WALK(SLIM_NEXT_RUNS, LOOKUP); \
+			break; \
+		case SLIM_TAIL_GAPS: \
+			SLIM_WALK(SLIM_NEXT_GAPS, LOOKUP); \
+			break; \
+		case SLIM_TAIL_BITMAP: \
+			SLIM_WALK(SLIM_NEXT_BITMAP, LOOKUP); \
+			break; \
+	}
 	if (rd->known_all)
 	{
-		switch (encoding)
-		{
-			case SLIM_TAIL_RUNS:
-				SLIM_WALK(SLIM_NEXT_RUNS, SLIM_LOOKUP_KNOWN);
-				break;
-			case SLIM_TAIL_GAPS:
-				SLIM_WALK(SLIM_NEXT_GAPS, SLIM_LOOKUP_KNOWN);
-				break;
-			case SLIM_TAIL_BITMAP:
-				SLIM_WALK(SLIM_NEXT_BITMAP, SLIM_LOOKUP_KNOWN);
-				break;
-		}
+		SLIM_WALK_MAP(SLIM_LOOKUP_KNOWN);
 	}
 	else
 	{
-		switch (encoding)
-		{
-			case SLIM_TAIL_RUNS:
-				SLIM_WALK(SLIM_NEXT_RUNS, SLIM_LOOKUP_CHECKED);
-				break;
-			case SLIM_TAIL_GAPS:
-				SLIM_WALK(SLIM_NEXT_GAPS, SLIM_LOOKUP_CHECKED);
-				break;
-			case SLIM_TAIL_BITMAP:
-				SLIM_WALK(SLIM_NEXT_BITMAP, SLIM_LOOKUP_CHECKED);
-				break;
-		}
+		SLIM_WALK_MAP(SLIM_LOOKUP_CHECKED);
 	}
+#undef SLIM_WALK_MAP
 #undef SLIM_LOOKUP_CHECKED
 #undef SLIM_LOOKUP_KNOWN
 #undef SLIM_WALK
@@ -463,16 +454,18 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	rd->nset += nfixed - lo;
 
 	for (lo = 0; lo < nvarlenas && varlenas[lo] < from; lo++)
-		off = slim_skip_varlena(&attinfo[varlenas[lo]], tp, off);
+	{
+		const SlimAttInfo *ai = &attinfo[varlenas[lo]];
+
+		off = slim_varlena_start(ai, tp, off);
+		off = att_addlength_pointer(off, ai->attlen, tp + off);
+	}
 	for (k = lo; k < nvarlenas; k++)
 	{
 		int			a = varlenas[k];
 		const SlimAttInfo *ai = &attinfo[a];
 
-		if (ai->attlen == -1)
-			off = att_align_pointer(off, ai->attalign, -1, tp + off);
-		else
-			off = att_align_nominal(off, ai->attalign);
+		off = slim_varlena_start(ai, tp, off);
 		values[a] = PointerGetDatum(tp + off);
 		isnull[a] = false;
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
