@@ -102,6 +102,7 @@ typedef struct SlimTailReader
 	bool	   *known;
 	int16	   *set;
 	int			nset;
+	int			set_min;		/* no entry of set[] lies below it (or 0) */
 	int			rows;			/* rows decoded while some are not known */
 	bool		known_all;		/* every attribute's facts are filled in */
 	int			null_lo;

@@ -203,18 +203,41 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
 	int			kept = 0;
 	int			k;
 
-	/* locals: the stores into isnull may alias anything */
-	for (k = 0; k < nset; k++)
+	/*
+	 * Locals: the stores into isnull may alias anything.  A scan decodes
+	 * every row from the same attribute on, so no entry is kept, usually.
+	 */
+	if (likely(from <= rd->set_min))
 	{
-		int			a = set[k];
-
-		if (a >= from)
+		for (k = 0; k < nset; k++)
 		{
+			int			a = set[k];
+
 			values[a] = (Datum) 0;
 			isnull[a] = true;
 		}
-		else
-			set[kept++] = a;
+		rd->set_min = PG_INT32_MAX;
+	}
+	else
+	{
+		int			kept_min = PG_INT32_MAX;
+
+		for (k = 0; k < nset; k++)
+		{
+			int			a = set[k];
+
+			if (a >= from)
+			{
+				values[a] = (Datum) 0;
+				isnull[a] = true;
+			}
+			else
+			{
+				set[kept++] = a;
+				kept_min = Min(kept_min, a);
+			}
+		}
+		rd->set_min = kept_min;
 	}
 	rd->nset = kept;
 
@@ -290,7 +313,6 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	ptrdiff_t	nvalues = 0;	/* below limit */
 	ptrdiff_t	nvarlenas;
 	int			i = 0;			/* tail attribute the map is at */
-	int			run = 0;		/* RUNS: values left in the current run */
 	uint32		bits = 0;		/* BITMAP: bits left of byte i / 8 */
 	uint32		off;
 	ptrdiff_t	lo;
@@ -312,23 +334,40 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	slim_tail_reader_reset(rd, from, limit, values, isnull);
 
 	/*
-	 * The next value of the map, as the number of its attribute into a (they
-	 * come in ascending order), or break when the map is done: one macro
-	 * per encoding, so that each gets loops of its own.
+	 * What the walk does with a value of the map, attribute a: below limit,
+	 * record it (those below from too: the offsets after them depend on
+	 * them) and add it to its group's size; past limit, only the size.
+	 */
+#define SLIM_RECORD(a, LOOKUP) \
+	{ \
+		const SlimAttInfo *ai = LOOKUP(a); \
+		uint32		o; \
+		\
+		g = ai->group; \
+		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
+		size[g] = o + ai->attlen; \
+		fixed[nfixed] = (a); \
+		fixed_off[nfixed] = o; \
+		varlenas[nvalues - nfixed] = (a); \
+		nfixed += ai->isfixed; \
+		nvalues++; \
+	}
+#define SLIM_SIZE(a, LOOKUP) \
+	{ \
+		const SlimAttInfo *ai = LOOKUP(a); \
+		\
+		g = ai->group; \
+		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
+	}
+
+	/*
+	 * GAPS and BITMAP: the next value of the map, as the number of its
+	 * attribute into a (they come in ascending order), or break when the
+	 * map is done.
 	 */
 #define SLIM_NEXT_GAPS(a) \
 	if (i >= ntail || (i += slim_varint_get(&p)) >= ntail) \
 		break; \
-	(a) = first + i++;
-#define SLIM_NEXT_RUNS(a) \
-	while (run == 0 && i < ntail) \
-	{ \
-		i += slim_varint_get(&p); \
-		run = slim_varint_get(&p); \
-	} \
-	if (i >= ntail) \
-		break; \
-	run--; \
 	(a) = first + i++;
 #define SLIM_NEXT_BITMAP(a) \
 	while (bits == 0 && i < ntail) \
@@ -342,41 +381,48 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	bits &= bits - 1; \
 	if ((a) >= stored_natts) \
 		break;
-
-	/*
-	 * The values below limit (those below from are recorded too: the
-	 * offsets after them depend on them) and the sizes of their groups;
-	 * then the rest of the map, for the sizes only.
-	 */
 #define SLIM_WALK(NEXT, LOOKUP) \
 	for (;;) \
 	{ \
 		int			a; \
-		const SlimAttInfo *ai; \
-		uint32		o; \
 		\
 		NEXT(a); \
-		ai = LOOKUP(a); \
-		g = ai->group; \
-		o = TYPEALIGN(ai->alignmask + 1, size[g]); \
-		size[g] = o + ai->attlen; \
 		if (a >= limit) \
+		{ \
+			SLIM_SIZE(a, LOOKUP); \
 			break; \
-		fixed[nfixed] = a; \
-		fixed_off[nfixed] = o; \
-		varlenas[nvalues - nfixed] = a; \
-		nfixed += ai->isfixed; \
-		nvalues++; \
+		} \
+		SLIM_RECORD(a, LOOKUP); \
 	} \
 	for (;;) \
 	{ \
 		int			a; \
-		const SlimAttInfo *ai; \
 		\
 		NEXT(a); \
-		ai = LOOKUP(a); \
-		g = ai->group; \
-		size[g] = TYPEALIGN(ai->alignmask + 1, size[g]) + ai->attlen; \
+		SLIM_SIZE(a, LOOKUP); \
+	}
+
+	/*
+	 * RUNS: a run of values is a range of attributes, split at limit, so
+	 * its loops test no bound but their own.
+	 */
+#define SLIM_WALK_RUNS(LOOKUP) \
+	while (i < ntail) \
+	{ \
+		int			a; \
+		int			run_end; \
+		int			record_end; \
+		\
+		i += slim_varint_get(&p); \
+		a = first + Min(i, ntail); \
+		i += slim_varint_get(&p); \
+		i = Min(i, ntail); \
+		run_end = first + i; \
+		record_end = Min(run_end, limit); \
+		for (; a < record_end; a++) \
+			SLIM_RECORD(a, LOOKUP); \
+		for (; a < run_end; a++) \
+			SLIM_SIZE(a, LOOKUP); \
 	}
 
 #define SLIM_LOOKUP_CHECKED(a)	slim_known_att(attinfo, known, tupdesc, (a))
@@ -395,7 +441,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	switch (encoding) \
 	{ \
 		case SLIM_TAIL_RUNS: \
-			SLIM_WALK(SLIM_NEXT_RUNS, LOOKUP); \
+			SLIM_WALK_RUNS(LOOKUP); \
 			break; \
 		case SLIM_TAIL_GAPS: \
 			SLIM_WALK(SLIM_NEXT_GAPS, LOOKUP); \
@@ -415,10 +461,12 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 #undef SLIM_WALK_MAP
 #undef SLIM_LOOKUP_CHECKED
 #undef SLIM_LOOKUP_KNOWN
+#undef SLIM_WALK_RUNS
 #undef SLIM_WALK
 #undef SLIM_NEXT_GAPS
-#undef SLIM_NEXT_RUNS
 #undef SLIM_NEXT_BITMAP
+#undef SLIM_SIZE
+#undef SLIM_RECORD
 	nvarlenas = nvalues - nfixed;
 
 	/* past the map: each group of fixed-length values, then the varlenas */
@@ -473,6 +521,8 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	memcpy(rd->set + rd->nset, varlenas + lo,
 		   (nvarlenas - lo) * sizeof(int16));
 	rd->nset += nvarlenas - lo;
+	/* every entry this call set lies at or past from */
+	rd->set_min = Min(rd->set_min, from);
 	return limit;
 }
 
