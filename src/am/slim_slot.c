@@ -232,40 +232,20 @@ slim_slot_clear(TupleTableSlot *slot)
 }
 
 /*
- * Only reached when the slot holds a tuple (a virtual one has every value
- * valid), which the reader holds too.  heap's code deforms a standard row,
- * and the prefix of a tail row; attributes past the prefix are decoded from
- * the tail only as far as natts, from where an earlier call stopped
- * (tts_nvalid), so tts_nvalid stays exact: a later call for more continues.
- * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
- * in their missing values).
+ * The attributes [tts_nvalid, natts) of a tail row, past its prefix of
+ * prefix_natts: heap deforms the prefix, the tail is decoded from where an
+ * earlier call stopped.  Apart from slim_slot_getsomeattrs(), whose every
+ * call then saves the registers this needs.
  */
-void
-slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
+static pg_noinline void
+slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
+							int prefix_natts, int natts)
 {
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleTableSlot *slot = &sslot->base.base.base;
 	TupleTableSlot *reader = sslot->reader;
-	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
-	int			prefix_natts;
-	uint32		prefix_end;
-
-	Assert(!TTS_EMPTY(reader));
-	/*
-	 * heap's callback itself, not slot_getsomeattrs(): the attributes past
-	 * the tuple's natts are filled in by our caller, slot_getsomeattrs_int()
-	 */
-	if (likely(!SlimHeaderHasTail(td)) ||
-		natts <= (prefix_natts = HeapTupleHeaderGetNatts(td)))
-	{
-		TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
-		slot->tts_nvalid = reader->tts_nvalid;
-		/* heap wrote [0, tts_nvalid), our caller fills in the rest */
-		slim_tail_reader_wrote(&sslot->tail_reader, natts);
-		return;
-	}
+	uint32		prefix_end = 0;
 
 	/* heap's deforming leaves its offset past the last attribute it read */
-	prefix_end = 0;
 	if (prefix_natts > 0)
 	{
 		TTSOpsBufferHeapTuple.getsomeattrs(reader, prefix_natts);
@@ -293,6 +273,38 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 							  &sslot->tail_reader, prefix_end,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
+}
+
+/*
+ * Only reached when the slot holds a tuple (a virtual one has every value
+ * valid), which the reader holds too.  heap's code deforms a standard row;
+ * a tail row's attributes past the prefix are decoded only as far as
+ * natts, so tts_nvalid stays exact: a later call for more continues.
+ * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
+ * in their missing values).
+ */
+void
+slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleTableSlot *reader = sslot->reader;
+	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
+
+	Assert(!TTS_EMPTY(reader));
+	if (unlikely(SlimHeaderHasTail(td)) && natts > HeapTupleHeaderGetNatts(td))
+	{
+		slim_slot_getsomeattrs_tail(sslot, td, HeapTupleHeaderGetNatts(td),
+									natts);
+		return;
+	}
+	/*
+	 * heap's callback itself, not slot_getsomeattrs(): the attributes past
+	 * the tuple's natts are filled in by our caller, slot_getsomeattrs_int()
+	 */
+	TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
+	slot->tts_nvalid = reader->tts_nvalid;
+	/* heap wrote [0, tts_nvalid), our caller fills in the rest */
+	slim_tail_reader_wrote(&sslot->tail_reader, natts);
 }
 
 Datum
