@@ -141,4 +141,20 @@ slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
 		slim_slot_sync_slow(sslot, reader);
 }
 
+/*
+ * slim_slot_sync() for a slimheap slot whose reader heap has just stored a
+ * tuple into (a callback that returned true): neither test is needed.
+ */
+static inline void
+slim_slot_sync_stored(TupleTableSlot *slot, TupleTableSlot *reader)
+{
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+
+	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(reader));
+	if (likely(!TTS_SHOULDFREE(slot) && sslot->handed_out == NULL))
+		slim_slot_show_reader(sslot, reader);
+	else
+		slim_slot_sync_slow(sslot, reader);
+}
+
 #endif							/* SLIM_SLOT_H */
