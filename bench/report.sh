@@ -11,7 +11,8 @@
 #                    run time, server version, sizes, load average, build)
 #
 # and it writes latest.md (also printed), latest.csv, w3.dat and w3.png,
-# w10.dat and w10.png.
+# w10.dat and w10.png (a chart's two files only when the run measured its
+# workload).
 #
 # Nothing in here may throw a finished run away: the revision of the
 # checkout is read from git when git can read it, and otherwise the report
@@ -112,6 +113,8 @@ chart() {
 	blocks=$(sed -n 's/^# \(W[0-9]*\)$/\1/p' "$RESULTS/$1.dat" 2>/dev/null | paste -sd' ' -)
 	rm -f "$RESULTS/$1.png"
 	if [ ! -f "$RESULTS/$1.dat" ] || ! grep -q '^[0-9]' "$RESULTS/$1.dat"; then
+		# a run without the workload leaves neither file (ONLY="W4 W5")
+		rm -f "$RESULTS/$1.dat"
 		log "no ${1^^} figures: no ${1^^} chart"
 	elif ! command -v gnuplot >/dev/null 2>&1; then
 		log "gnuplot not found: no ${1^^} chart"
@@ -124,5 +127,9 @@ chart w3
 chart w10
 
 [ -f "$RESULTS/latest.md" ] && cat "$RESULTS/latest.md"
-log "report in $RESULTS: latest.md, latest.csv, latest-raw.csv, w3.png, w10.png ($REVISION)"
+made=""
+for f in latest.md latest.csv latest-raw.csv w3.png w10.png; do
+	[ -f "$RESULTS/$f" ] && made="${made:+$made, }$f"
+done
+log "report in $RESULTS: $made ($REVISION)"
 exit $STATUS

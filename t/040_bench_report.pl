@@ -238,6 +238,22 @@ $md = report_ok('no checkout', $plain);
 like($md, qr/\(revision unknown: \Q$plain\E is not a git checkout\)$/m,
 	'no checkout: the report says so');
 
+# 5. a run of some workloads only (ONLY="W4 W5"): no W3 figures, so neither
+# w3.dat nor w3.png is left in its directory, and the log names what is
+my $only = results('only W4');
+{
+	open my $fh, '>', "$only/latest-raw.csv" or die $!;
+	print $fh join('', grep { !/^W3,/ } split /^/, $raw);
+	close $fh;
+}
+my ($only_ok, $only_out, $only_err) =
+  run_cmd([ 'bash', "$good/bench/run.sh", '--report-only', $only ]);
+ok($only_ok, 'a run without W3: the report step succeeds') or diag($only_err);
+ok(-s "$only/w10.dat" && !-e "$only/w3.dat" && !-e "$only/w3.png",
+	'a run without W3: w10.dat is written, no w3.dat and no w3.png');
+like($only_err, qr/report in \S*\Q$only\E: latest\.md, latest\.csv, latest-raw\.csv(, w10\.png)? \(/,
+	'a run without W3: the log names only the files written');
+
 # without measurements there is nothing to report, and it says so
 my $empty = "$tmp/results-empty";
 make_path($empty);
