@@ -99,6 +99,21 @@ slim_slot_fitted(TupleTableSlot *slot, const SlimRelInfo *info)
 }
 
 /*
+ * The packed facts of the slot's attributes, made once: the transcoder's,
+ * and the tail copies' (slim_slot_copy.c)
+ */
+static inline const SlimAttInfo *
+slim_slot_att_info(SlimTupleTableSlot *sslot)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+
+	if (sslot->attinfo == NULL)
+		sslot->attinfo = slim_att_info(slot->tts_tupleDescriptor,
+									   slot->tts_mcxt);
+	return sslot->attinfo;
+}
+
+/*
  * The slot heap's read callbacks are to fill: a slimheap slot's reader, or
  * any other slot itself.
  */

@@ -264,6 +264,8 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 
 /* slim_tail_read.c: decoding (trusting the row) */
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
+extern int	slim_read_map(const char **pp, SlimTailEncoding encoding,
+						  int first, int ntail, int16 *positions);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
@@ -273,6 +275,14 @@ extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
+
+/* slim_tail_expand.c: heap's full form of a tail row, from its bytes (E1) */
+extern HeapTuple slim_tail_expand_tuple(HeapTuple source, TupleDesc tupdesc,
+										const SlimAttInfo *attinfo);
+extern MinimalTuple slim_tail_expand_minimal_tuple(HeapTuple source,
+												   TupleDesc tupdesc,
+												   const SlimAttInfo *attinfo,
+												   Size extra);
 
 /* slim_tail_check.c: checking a row before anything trusts it */
 extern const char *slim_check_tail(HeapTupleHeader td, uint32 len,

@@ -169,18 +169,6 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
 	sslot->reader->tts_nvalid = natts;
 }
 
-/* the packed attribute facts a compress slot's transcoder reads */
-static inline const SlimAttInfo *
-slim_slot_att_info(SlimTupleTableSlot *sslot)
-{
-	TupleTableSlot *slot = &sslot->base.base.base;
-
-	if (sslot->attinfo == NULL)
-		sslot->attinfo = slim_att_info(slot->tts_tupleDescriptor,
-									   slot->tts_mcxt);
-	return sslot->attinfo;
-}
-
 /*
  * A standard stored row (source, of the slot's layout) in another form
  * without deforming it: its tail made from its bytes (compress), else a new

@@ -63,11 +63,11 @@ slim_slot_get_heap_tuple(TupleTableSlot *slot)
 }
 
 /*
- * Copies leave with every attribute (E1).  A row stored before a fast
- * default was added reads that default past its natts, and a tail row's
- * tail is not heap's: only their values tell, so they are formed from them,
- * keeping the row's address as heap_copytuple() does (ANALYZE sorts its
- * sample by it).
+ * Copies leave with every attribute (E1).  A tail row's full form is made
+ * from its bytes; a row stored before a fast default was added reads that
+ * default past its natts, which only its values tell, so it is formed from
+ * them.  Either keeps the row's address as heap_copytuple() does (ANALYZE
+ * sorts its sample by it).
  */
 HeapTuple
 slim_slot_copy_heap_tuple(TupleTableSlot *slot)
@@ -79,6 +79,10 @@ slim_slot_copy_heap_tuple(TupleTableSlot *slot)
 	Assert(!TTS_EMPTY(slot));
 	if (tuple != NULL)
 		return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
+	if (stored != NULL && SlimHeaderHasTail(stored->t_data) &&
+		(copy = slim_tail_expand_tuple(stored, slot->tts_tupleDescriptor,
+									   slim_slot_att_info((SlimTupleTableSlot *) slot))) != NULL)
+		return copy;
 
 	slot_getallattrs(slot);
 	copy = heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
@@ -106,6 +110,7 @@ slim_slot_copy_minimal_tuple(TupleTableSlot *slot)
 #endif
 {
 	HeapTuple	tuple = slim_slot_plain_tuple(slot);
+	HeapTuple	stored = SLIM_TUPLE((SlimTupleTableSlot *) slot);
 #if PG_VERSION_NUM < 180000
 	Size		extra = 0;
 #endif
@@ -113,6 +118,14 @@ slim_slot_copy_minimal_tuple(TupleTableSlot *slot)
 	Assert(!TTS_EMPTY(slot));
 	if (tuple == NULL)
 	{
+		MinimalTuple copy;
+
+		if (stored != NULL && SlimHeaderHasTail(stored->t_data) &&
+			(copy = slim_tail_expand_minimal_tuple(stored,
+												   slot->tts_tupleDescriptor,
+												   slim_slot_att_info((SlimTupleTableSlot *) slot),
+												   extra)) != NULL)
+			return copy;
 		slot_getallattrs(slot);
 		return slim_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
 											slot->tts_values,

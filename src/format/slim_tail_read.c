@@ -59,7 +59,7 @@ slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc)
  * The attribute numbers (0-based) of the values of a tail whose map starts
  * at *pp, into positions; *pp is left past the map.  Returns how many.
  */
-static int
+int
 slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
 			  int ntail, int16 *positions)
 {
