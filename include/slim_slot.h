@@ -43,7 +43,7 @@ typedef struct SlimTupleTableSlot
 	int			formed_floor;
 	int			formed_prefix;	/* compress: prefix_natts it was formed with */
 	int			prefix_natts;	/* compress: the relation's, -1 unknown */
-	struct SlimAttInfo *attinfo;	/* compress: slim_att_info(), or NULL */
+	struct SlimAttInfo *attinfo;	/* slim_slot_att_info(), or NULL */
 	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
 	SlimTailReader tail_reader; /* the tail decoder's; attinfo NULL: unused */
 } SlimTupleTableSlot;

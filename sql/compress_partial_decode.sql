@@ -397,6 +397,9 @@ RESET enable_mergejoin;
 RESET enable_nestloop;
 CREATE TABLE v_copy (LIKE v_h) USING heap;
 INSERT INTO v_copy SELECT * FROM v_s;
+-- through a sort: minimal tuples of the slot, then heap tuples of them
+CREATE TABLE v_sorted (LIKE v_h) USING heap;
+INSERT INTO v_sorted SELECT * FROM v_s ORDER BY c3 NULLS FIRST, id;
 CREATE TABLE m_copy (LIKE m_h) USING heap;
 INSERT INTO m_copy SELECT * FROM m_s;
 SELECT (SELECT count(*) FROM v_copy) AS v_rows,
@@ -419,7 +422,8 @@ FROM unnest(ARRAY['v_copy', 'm_copy']) t,
 	 LATERAL generate_series(0::bigint, pg_relation_size(t) / 8192 - 1) b,
 	 LATERAL heap_page_items(get_raw_page(t, b)) i
 WHERE i.lp_flags = 1 GROUP BY t ORDER BY t;
--- and byte for byte what heap forms: each copy of a row of v_s against
+-- and byte for byte what heap forms: each copy of a row of v_s (by
+-- copy_heap_tuple, and by copy_minimal_tuple through the sort) against
 -- the row of its heap twin, bitmap and data
 CREATE FUNCTION raw_rows(rel regclass) RETURNS TABLE (id int, bits text, data bytea)
 LANGUAGE plpgsql AS $$
@@ -432,10 +436,12 @@ BEGIN
 		' ON p.tid = t.ctid', rel, rel::text);
 END
 $$;
-SELECT count(*) AS rows,
+SELECT t, count(*) AS rows,
 	   count(*) FILTER (WHERE c.bits IS DISTINCT FROM h.bits) AS bitmaps_differ,
 	   count(*) FILTER (WHERE c.data <> h.data) AS data_differ
-FROM raw_rows('v_copy') c JOIN raw_rows('v_h') h USING (id);
+FROM unnest(ARRAY['v_copy', 'v_sorted']) t,
+	 LATERAL raw_rows(t::regclass) c JOIN raw_rows('v_h') h USING (id)
+GROUP BY t ORDER BY t;
 
 --
 -- The same reads with JIT compiled expressions: slimheap's slot is not a

@@ -72,21 +72,24 @@ slim_slot_get_heap_tuple(TupleTableSlot *slot)
 HeapTuple
 slim_slot_copy_heap_tuple(TupleTableSlot *slot)
 {
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HeapTuple	tuple = slim_slot_plain_tuple(slot);
-	HeapTuple	stored = SLIM_TUPLE((SlimTupleTableSlot *) slot);
+	HeapTuple	stored = SLIM_TUPLE(sslot);
 	HeapTuple	copy;
 
 	Assert(!TTS_EMPTY(slot));
 	if (tuple != NULL)
-		return slim_expand_tuple(tuple, slot->tts_tupleDescriptor);
-	if (stored != NULL && SlimHeaderHasTail(stored->t_data) &&
-		(copy = slim_tail_expand_tuple(stored, slot->tts_tupleDescriptor,
-									   slim_slot_att_info((SlimTupleTableSlot *) slot))) != NULL)
-		return copy;
+		return slim_expand_tuple(tuple, desc);
+	if (stored != NULL && SlimHeaderHasTail(stored->t_data))
+	{
+		copy = slim_tail_expand_tuple(stored, desc, slim_slot_att_info(sslot));
+		if (copy != NULL)
+			return copy;
+	}
 
 	slot_getallattrs(slot);
-	copy = heap_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
-						   slot->tts_isnull);
+	copy = heap_form_tuple(desc, slot->tts_values, slot->tts_isnull);
 	if (stored != NULL)
 	{
 		copy->t_self = stored->t_self;
@@ -109,27 +112,26 @@ MinimalTuple
 slim_slot_copy_minimal_tuple(TupleTableSlot *slot)
 #endif
 {
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HeapTuple	tuple = slim_slot_plain_tuple(slot);
-	HeapTuple	stored = SLIM_TUPLE((SlimTupleTableSlot *) slot);
+	HeapTuple	stored = SLIM_TUPLE(sslot);
+	MinimalTuple copy;
 #if PG_VERSION_NUM < 180000
 	Size		extra = 0;
 #endif
 
 	Assert(!TTS_EMPTY(slot));
-	if (tuple == NULL)
+	if (tuple != NULL)
+		return slim_expand_minimal_tuple(tuple, desc, extra);
+	if (stored != NULL && SlimHeaderHasTail(stored->t_data))
 	{
-		MinimalTuple copy;
-
-		if (stored != NULL && SlimHeaderHasTail(stored->t_data) &&
-			(copy = slim_tail_expand_minimal_tuple(stored,
-												   slot->tts_tupleDescriptor,
-												   slim_slot_att_info((SlimTupleTableSlot *) slot),
-												   extra)) != NULL)
+		copy = slim_tail_expand_minimal_tuple(stored, desc,
+											  slim_slot_att_info(sslot), extra);
+		if (copy != NULL)
 			return copy;
-		slot_getallattrs(slot);
-		return slim_heap_form_minimal_tuple(slot->tts_tupleDescriptor,
-											slot->tts_values,
-											slot->tts_isnull, extra);
 	}
-	return slim_expand_minimal_tuple(tuple, slot->tts_tupleDescriptor, extra);
+	slot_getallattrs(slot);
+	return slim_heap_form_minimal_tuple(desc, slot->tts_values,
+										slot->tts_isnull, extra);
 }

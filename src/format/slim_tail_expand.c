@@ -31,50 +31,107 @@
 #include "slim_compat.h"
 #include "slim_tail.h"
 
-/* where the values of a tail row lie, and where its full form puts them */
-typedef struct SlimTailLayout
+/* the alignment of each fixed-length group of tail values */
+static const uint8 slim_expand_group_align[SLIM_FIXED_GROUPS] = {
+	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
+};
+
+/*
+ * A tail row and its full form: where the groups of its values start (each
+ * group is in attribute order, so walking the values in attribute order
+ * with one cursor a group finds each value where it lies), and the full
+ * form's sizes.
+ */
+typedef struct SlimTailExpansion
 {
+	const char *tp;				/* the source's data */
 	int			prefix_natts;	/* K */
 	uint32		prefix_end;		/* the prefix's data, copied as it is */
+	uint32		start[SLIM_FIXED_GROUPS + 1];	/* each group's first byte */
+	int			n;				/* tail values, in attribute order */
+	int16		attnum[MaxTupleAttributeNumber];	/* 0-based */
 	bool		hasnull;		/* the full form has a NULL, hence a bitmap */
 	Size		hoff;			/* the full form's t_hoff */
 	Size		data_len;		/* and the length of its data */
-	int			n;				/* tail values, in attribute order: */
-	int16		attnum[MaxTupleAttributeNumber];	/* 0-based */
-	uint32		src_off[MaxTupleAttributeNumber];	/* offsets from t_hoff */
-	uint32		dst_off[MaxTupleAttributeNumber];
-	uint32		len[MaxTupleAttributeNumber];
-} SlimTailLayout;
+} SlimTailExpansion;
 
 /*
- * Fill in lay for tail row td read through tupdesc, whose attributes'
- * packed facts are attinfo (a wide descriptor's own entries are 100-odd
- * bytes apart: looking up the tail's at random costs more than the rest);
- * false when an attribute past the tail has a missing value (a fast default
- * added after the row was stored): only the row's values can tell it, so
- * the caller forms the copy from them.
+ * Walk the values of x in attribute order and lay them out as
+ * heap_fill_tuple() does after the prefix's data: a varlena with a 1-byte
+ * header unaligned, any other value by attalign (a tail value is never
+ * external, C2, and has the header heap's former gave it).  With data,
+ * copy them there, padding zeroed; returns the length of the data.
+ */
+static inline Size
+slim_tail_expand_values(const SlimTailExpansion *x, const SlimAttInfo *attinfo,
+						char *data)
+{
+	uint32		cursor[SLIM_FIXED_GROUPS + 1];
+	Size		off = x->prefix_end;
+	int			k;
+
+	memcpy(cursor, x->start, sizeof(cursor));
+	for (k = 0; k < x->n; k++)
+	{
+		const SlimAttInfo *ai = &attinfo[x->attnum[k]];
+		const char *value;
+		uint32		src;
+		uint32		len;
+		Size		aligned;
+
+		src = cursor[ai->group];
+		if (ai->attlen == -1)
+			src = att_align_pointer(src, ai->attalign, -1, x->tp + src);
+		else
+			src = TYPEALIGN(ai->alignmask + 1, src);
+		value = x->tp + src;
+		len = att_addlength_pointer(0, ai->attlen, value);
+		cursor[ai->group] = src + len;
+
+		aligned = off;
+		if (ai->attlen != -1 || !VARATT_IS_SHORT(value))
+			aligned = TYPEALIGN(ai->alignmask + 1, off);
+		if (data != NULL)
+		{
+			memset(data + off, 0, aligned - off);
+			memcpy(data + aligned, value, len);
+		}
+		off = aligned + len;
+	}
+	return off;
+}
+
+/*
+ * Fill in x for tail row td read through tupdesc, whose attributes' packed
+ * facts are attinfo (a wide descriptor's own entries are 100-odd bytes
+ * apart: looking up the tail's at random costs more than the rest).  False
+ * when the copy must be formed from the row's values: an attribute past
+ * the tail has a missing value (a fast default added after the row was
+ * stored), or the row has more attributes than tupdesc.
  */
 static bool
-slim_tail_layout(HeapTupleHeader td, TupleDesc tupdesc,
-				 const SlimAttInfo *attinfo, SlimTailLayout *lay)
+slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
+					const SlimAttInfo *attinfo, SlimTailExpansion *x)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
-	const char *tp = (const char *) td + td->t_hoff;
 	const char *p;
 	uint32		header;
 	int			stored_natts;
-	int16		ordered[MaxTupleAttributeNumber];
-	uint32		by_attnum[MaxTupleAttributeNumber];
-	int			start[SLIM_FIXED_GROUPS + 2] = {0};
+	uint32		size[SLIM_FIXED_GROUPS] = {0};
 	uint32		off;
+	int			g;
 	int			k;
 
-	lay->prefix_natts = first;
-	lay->prefix_end = slim_prefix_end(td, tupdesc);
-	p = tp + lay->prefix_end;
+	if (first > tupdesc->natts)
+		return false;
+	x->tp = (const char *) td + td->t_hoff;
+	x->prefix_natts = first;
+	x->prefix_end = slim_prefix_end(td, tupdesc);
+	p = x->tp + x->prefix_end;
 	header = slim_varint_get(&p);
-	stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
-
+	stored_natts = first + (int) (header >> 2);
+	if (stored_natts > tupdesc->natts)
+		return false;
 	if (tupdesc->constr != NULL && tupdesc->constr->missing != NULL)
 	{
 		for (k = stored_natts; k < tupdesc->natts; k++)
@@ -82,55 +139,33 @@ slim_tail_layout(HeapTupleHeader td, TupleDesc tupdesc,
 				return false;
 	}
 
-	lay->n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
-						   stored_natts - first, lay->attnum);
+	x->n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+						 stored_natts - first, x->attnum);
 
-	/* the store order (docs/format.md): a counting sort on the groups */
-	for (k = 0; k < lay->n; k++)
-		start[attinfo[lay->attnum[k]].group + 1]++;
-	for (k = 1; k < lengthof(start); k++)
-		start[k] += start[k - 1];
-	for (k = 0; k < lay->n; k++)
-		ordered[start[attinfo[lay->attnum[k]].group]++] = lay->attnum[k];
-
-	/* the source: the values in store order, each aligned as it was stored */
-	off = p - tp;
-	for (k = 0; k < lay->n; k++)
+	/* the groups of fixed-length values first, then the varlenas */
+	for (k = 0; k < x->n; k++)
 	{
-		const SlimAttInfo *ai = &attinfo[ordered[k]];
+		const SlimAttInfo *ai = &attinfo[x->attnum[k]];
 
-		if (ai->attlen == -1)
-			off = att_align_pointer(off, ai->attalign, -1, tp + off);
-		else
-			off = TYPEALIGN(ai->alignmask + 1, off);
-		by_attnum[ordered[k]] = off;
-		off = att_addlength_pointer(off, ai->attlen, tp + off);
+		if (ai->isfixed)
+			size[ai->group] = TYPEALIGN(ai->alignmask + 1, size[ai->group]) +
+				ai->attlen;
 	}
-
-	/*
-	 * The full form: after the prefix's data, the values in attribute order,
-	 * aligned as heap_fill_tuple() aligns them (a varlena with a 1-byte
-	 * header not at all); a tail value is never external (C2) and has the
-	 * header heap's former gave it.
-	 */
-	off = lay->prefix_end;
-	for (k = 0; k < lay->n; k++)
+	off = p - x->tp;
+	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
 	{
-		const SlimAttInfo *ai = &attinfo[lay->attnum[k]];
-		uint32		src = by_attnum[lay->attnum[k]];
-
-		if (ai->attlen != -1 || !VARATT_IS_SHORT(tp + src))
-			off = TYPEALIGN(ai->alignmask + 1, off);
-		lay->src_off[k] = src;
-		lay->dst_off[k] = off;
-		lay->len[k] = att_addlength_pointer(0, ai->attlen, tp + src);
-		off += lay->len[k];
+		if (size[g] > 0)
+			off = TYPEALIGN(slim_expand_group_align[g], off);
+		x->start[g] = off;
+		off += size[g];
 	}
-	lay->data_len = off;
-	lay->hasnull = (td->t_infomask & HEAP_HASNULL) != 0 ||
-		lay->n < tupdesc->natts - first;
-	lay->hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
-						 (lay->hasnull ? BITMAPLEN(tupdesc->natts) : 0));
+	x->start[SLIM_FIXED_GROUPS] = off;
+
+	x->data_len = slim_tail_expand_values(x, attinfo, NULL);
+	x->hasnull = (td->t_infomask & HEAP_HASNULL) != 0 ||
+		x->n < tupdesc->natts - first;
+	x->hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+					   (x->hasnull ? BITMAPLEN(tupdesc->natts) : 0));
 	return true;
 }
 
@@ -140,22 +175,22 @@ slim_tail_layout(HeapTupleHeader td, TupleDesc tupdesc,
  */
 static void
 slim_tail_expand_into(HeapTupleHeader src, TupleDesc tupdesc,
-					  const SlimTailLayout *lay, HeapTupleHeader dst)
+					  const SlimAttInfo *attinfo, const SlimTailExpansion *x,
+					  HeapTupleHeader dst)
 {
-	int			natts = tupdesc->natts;
-	int			first = lay->prefix_natts;
-	const char *tp = (const char *) src + src->t_hoff;
-	char	   *data = (char *) dst + lay->hoff;
+	int			first = x->prefix_natts;
+	char	   *data = (char *) dst + x->hoff;
+	Size		data_len PG_USED_FOR_ASSERTS_ONLY;
 	int			k;
 
 	dst->t_infomask2 = src->t_infomask2 & ~SLIM_HEAP_TAIL;
-	HeapTupleHeaderSetNatts(dst, natts);
+	HeapTupleHeaderSetNatts(dst, tupdesc->natts);
 	dst->t_infomask = src->t_infomask & ~HEAP_HASNULL;
-	dst->t_hoff = lay->hoff;
+	dst->t_hoff = x->hoff;
 
 	/* the bitmap: the prefix's bits, then one for each tail value */
-	memset(dst->t_bits, 0, lay->hoff - offsetof(HeapTupleHeaderData, t_bits));
-	if (lay->hasnull)
+	memset(dst->t_bits, 0, x->hoff - offsetof(HeapTupleHeaderData, t_bits));
+	if (x->hasnull)
 	{
 		dst->t_infomask |= HEAP_HASNULL;
 		if (src->t_infomask & HEAP_HASNULL)
@@ -164,45 +199,49 @@ slim_tail_expand_into(HeapTupleHeader src, TupleDesc tupdesc,
 			memset(dst->t_bits, 0xFF, BITMAPLEN(first));
 		if (first % 8 != 0)
 			dst->t_bits[first / 8] &= (1 << (first % 8)) - 1;
-		for (k = 0; k < lay->n; k++)
-			dst->t_bits[lay->attnum[k] / 8] |= 1 << (lay->attnum[k] % 8);
+		for (k = 0; k < x->n; k++)
+			dst->t_bits[x->attnum[k] / 8] |= 1 << (x->attnum[k] % 8);
 	}
-	Assert(!lay->hasnull || natts > 0);
 
-	/* the data: padding is zero, as in a tuple heap forms */
-	memcpy(data, tp, lay->prefix_end);
-	memset(data + lay->prefix_end, 0, lay->data_len - lay->prefix_end);
-	for (k = 0; k < lay->n; k++)
-		memcpy(data + lay->dst_off[k], tp + lay->src_off[k], lay->len[k]);
+	memcpy(data, x->tp, x->prefix_end);
+	data_len = slim_tail_expand_values(x, attinfo, data);
+	Assert(data_len == x->data_len);
 }
 
 /*
  * A palloc'd copy of tail row source in heap's full form for tupdesc
  * (attinfo: slim_att_info() of it), its header before t_infomask2 copied
  * as heap_copytuple() copies it; NULL when the caller must form it from the
- * row's values (slim_tail_layout()).
+ * row's values (slim_tail_expansion()).
  */
 HeapTuple
 slim_tail_expand_tuple(HeapTuple source, TupleDesc tupdesc,
 					   const SlimAttInfo *attinfo)
 {
 	HeapTupleHeader src = source->t_data;
-	SlimTailLayout lay;
+	SlimTailExpansion x;
 	HeapTuple	tuple;
 	HeapTupleHeader td;
 
 	Assert(SlimHeaderHasTail(src));
-	if (!slim_tail_layout(src, tupdesc, attinfo, &lay))
+	if (!slim_tail_expansion(src, tupdesc, attinfo, &x))
 		return NULL;
 
-	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + lay.hoff + lay.data_len);
+	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + x.hoff + x.data_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
 	tuple->t_data = td;
-	tuple->t_len = lay.hoff + lay.data_len;
+	tuple->t_len = x.hoff + x.data_len;
 	tuple->t_self = source->t_self;
 	tuple->t_tableOid = source->t_tableOid;
+	/* what precedes t_infomask2 is copied as heap_copytuple() copies it */
 	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
-	slim_tail_expand_into(src, tupdesc, &lay, td);
+	slim_tail_expand_into(src, tupdesc, attinfo, &x, td);
+	/*
+	 * A row the slot formed has a composite-datum header.  15.20's versioned
+	 * datums need it made anew; elsewhere its length is left as copied, as
+	 * slim_reshape_tuple() leaves it: heap_copy_tuple_as_datum() sets it
+	 * before the tuple is used as a datum.
+	 */
 #ifdef SLIM_HAVE_HEAP_TUPLE_SET_DATUM
 	if (HeapTupleHeaderIsDatum(src))
 		slim_tuple_set_datum(td, tupdesc, tuple->t_len);
@@ -218,21 +257,21 @@ MinimalTuple
 slim_tail_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc,
 							   const SlimAttInfo *attinfo, Size extra)
 {
-	SlimTailLayout lay;
+	SlimTailExpansion x;
 	Size		len;
 	char	   *mem;
 	MinimalTuple result;
 
 	Assert(SlimHeaderHasTail(source->t_data));
-	if (!slim_tail_layout(source->t_data, tupdesc, attinfo, &lay))
+	if (!slim_tail_expansion(source->t_data, tupdesc, attinfo, &x))
 		return NULL;
 
-	len = lay.hoff + lay.data_len - MINIMAL_TUPLE_OFFSET;
+	len = x.hoff + x.data_len - MINIMAL_TUPLE_OFFSET;
 	mem = palloc(extra + len);
 	memset(mem, 0, extra + offsetof(MinimalTupleData, t_infomask2));
 	result = (MinimalTuple) (mem + extra);
 	result->t_len = len;
-	slim_tail_expand_into(source->t_data, tupdesc, &lay,
+	slim_tail_expand_into(source->t_data, tupdesc, attinfo, &x,
 						  (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET));
 	return result;
 }
