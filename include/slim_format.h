@@ -104,6 +104,11 @@ extern HeapTuple slim_form_truncated_tuple(TupleDesc tupdesc,
 extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
 								  SlimNullBitmap mode, int min_natts);
 extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
+extern HeapTuple slim_copy_alloc(HeapTuple source, Size len);
+extern void slim_copy_finish(HeapTuple tuple, HeapTupleHeader src,
+							 TupleDesc tupdesc);
+extern HeapTupleHeader slim_minimal_alloc(Size len, Size extra,
+										  MinimalTuple *result);
 extern MinimalTuple slim_expand_minimal_tuple(HeapTuple source,
 											  TupleDesc tupdesc, Size extra);
 

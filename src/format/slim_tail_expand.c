@@ -28,7 +28,6 @@
 #include "access/tupdesc_details.h"
 #include "access/tupmacs.h"
 
-#include "slim_compat.h"
 #include "slim_tail.h"
 
 /* the alignment of each fixed-length group of tail values */
@@ -221,31 +220,14 @@ slim_tail_expand_tuple(HeapTuple source, TupleDesc tupdesc,
 	HeapTupleHeader src = source->t_data;
 	SlimTailExpansion x;
 	HeapTuple	tuple;
-	HeapTupleHeader td;
 
 	Assert(SlimHeaderHasTail(src));
 	if (!slim_tail_expansion(src, tupdesc, attinfo, &x))
 		return NULL;
 
-	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + x.hoff + x.data_len);
-	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
-	tuple->t_data = td;
-	tuple->t_len = x.hoff + x.data_len;
-	tuple->t_self = source->t_self;
-	tuple->t_tableOid = source->t_tableOid;
-	/* what precedes t_infomask2 is copied as heap_copytuple() copies it */
-	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
-	slim_tail_expand_into(src, tupdesc, attinfo, &x, td);
-	/*
-	 * A row the slot formed has a composite-datum header.  15.20's versioned
-	 * datums need it made anew; elsewhere its length is left as copied, as
-	 * slim_reshape_tuple() leaves it: heap_copy_tuple_as_datum() sets it
-	 * before the tuple is used as a datum.
-	 */
-#ifdef SLIM_HAVE_HEAP_TUPLE_SET_DATUM
-	if (HeapTupleHeaderIsDatum(src))
-		slim_tuple_set_datum(td, tupdesc, tuple->t_len);
-#endif
+	tuple = slim_copy_alloc(source, x.hoff + x.data_len);
+	slim_tail_expand_into(src, tupdesc, attinfo, &x, tuple->t_data);
+	slim_copy_finish(tuple, src, tupdesc);
 	return tuple;
 }
 
@@ -258,20 +240,14 @@ slim_tail_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc,
 							   const SlimAttInfo *attinfo, Size extra)
 {
 	SlimTailExpansion x;
-	Size		len;
-	char	   *mem;
 	MinimalTuple result;
+	HeapTupleHeader td;
 
 	Assert(SlimHeaderHasTail(source->t_data));
 	if (!slim_tail_expansion(source->t_data, tupdesc, attinfo, &x))
 		return NULL;
 
-	len = x.hoff + x.data_len - MINIMAL_TUPLE_OFFSET;
-	mem = palloc(extra + len);
-	memset(mem, 0, extra + offsetof(MinimalTupleData, t_infomask2));
-	result = (MinimalTuple) (mem + extra);
-	result->t_len = len;
-	slim_tail_expand_into(source->t_data, tupdesc, attinfo, &x,
-						  (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET));
+	td = slim_minimal_alloc(x.hoff + x.data_len, extra, &result);
+	slim_tail_expand_into(source->t_data, tupdesc, attinfo, &x, td);
 	return result;
 }

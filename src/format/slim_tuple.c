@@ -188,6 +188,58 @@ slim_reshape_into(HeapTupleHeader src, Size data_len, int natts,
 }
 
 /*
+ * A palloc'd tuple of len bytes that will hold a full or reshaped copy of
+ * source: its address, and what precedes t_infomask2 copied as
+ * heap_copytuple() copies it.  The caller writes the rest, then calls
+ * slim_copy_finish().
+ */
+HeapTuple
+slim_copy_alloc(HeapTuple source, Size len)
+{
+	HeapTuple	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + len);
+	HeapTupleHeader td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
+
+	tuple->t_data = td;
+	tuple->t_len = len;
+	tuple->t_self = source->t_self;
+	tuple->t_tableOid = source->t_tableOid;
+	memcpy(td, source->t_data, offsetof(HeapTupleHeaderData, t_infomask2));
+	return tuple;
+}
+
+/*
+ * A composite-datum header (a row formed, not yet stored) is made anew on
+ * builds with versioned datums, which record the row type's version of the
+ * stored attributes; elsewhere its length is left as copied:
+ * heap_copy_tuple_as_datum() sets it before the tuple is used as a datum.
+ */
+void
+slim_copy_finish(HeapTuple tuple, HeapTupleHeader src, TupleDesc tupdesc)
+{
+#ifdef SLIM_HAVE_HEAP_TUPLE_SET_DATUM
+	if (HeapTupleHeaderIsDatum(src))
+		slim_tuple_set_datum(tuple->t_data, tupdesc, tuple->t_len);
+#endif
+}
+
+/*
+ * A palloc'd minimal tuple of a heap tuple of len bytes (from t_infomask2
+ * on, the caller's to write), extra zeroed bytes in front (18+; 0 before);
+ * returns the header through which the caller writes it.
+ */
+HeapTupleHeader
+slim_minimal_alloc(Size len, Size extra, MinimalTuple *result)
+{
+	Size		mlen = len - MINIMAL_TUPLE_OFFSET;
+	char	   *mem = palloc(extra + mlen);
+
+	memset(mem, 0, extra + offsetof(MinimalTupleData, t_infomask2));
+	*result = (MinimalTuple) (mem + extra);
+	(*result)->t_len = mlen;
+	return (HeapTupleHeader) ((char *) *result - MINIMAL_TUPLE_OFFSET);
+}
+
+/*
  * A palloc'd copy of source whose header stores natts attributes of
  * tupdesc.  A composite-datum header (a row formed, not yet stored) is made
  * anew: versioned datums record the row type's version of the stored
@@ -200,23 +252,10 @@ slim_reshape_tuple(HeapTuple source, int natts, TupleDesc tupdesc)
 	Size		data_len = source->t_len - src->t_hoff;
 	bool		hasnull;
 	Size		hoff = slim_reshaped_hoff(src, natts, &hasnull);
-	HeapTuple	tuple;
-	HeapTupleHeader td;
+	HeapTuple	tuple = slim_copy_alloc(source, hoff + data_len);
 
-	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + hoff + data_len);
-	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
-	tuple->t_data = td;
-	tuple->t_len = hoff + data_len;
-	tuple->t_self = source->t_self;
-	tuple->t_tableOid = source->t_tableOid;
-
-	/* what comes before t_infomask2 is copied as heap_copytuple() does */
-	memcpy(td, src, offsetof(HeapTupleHeaderData, t_infomask2));
-	slim_reshape_into(src, data_len, natts, hasnull, hoff, td);
-#ifdef SLIM_HAVE_HEAP_TUPLE_SET_DATUM
-	if (HeapTupleHeaderIsDatum(src))
-		slim_tuple_set_datum(td, tupdesc, tuple->t_len);
-#endif
+	slim_reshape_into(src, data_len, natts, hasnull, hoff, tuple->t_data);
+	slim_copy_finish(tuple, src, tupdesc);
 	return tuple;
 }
 
@@ -285,21 +324,15 @@ slim_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc, Size extra)
 	Size		data_len = source->t_len - src->t_hoff;
 	bool		hasnull;
 	Size		hoff;
-	Size		len;
-	char	   *mem;
 	MinimalTuple result;
+	HeapTupleHeader td;
 
 	if (HeapTupleHeaderGetNatts(src) >= desc_natts)
 		return slim_minimal_tuple_from_heap_tuple(source, extra);
 
 	/* extra: zeroed room the caller keeps in front of the tuple (18+) */
 	hoff = slim_reshaped_hoff(src, desc_natts, &hasnull);
-	len = hoff + data_len - MINIMAL_TUPLE_OFFSET;
-	mem = palloc(extra + len);
-	memset(mem, 0, extra + offsetof(MinimalTupleData, t_infomask2));
-	result = (MinimalTuple) (mem + extra);
-	result->t_len = len;
-	slim_reshape_into(src, data_len, desc_natts, hasnull, hoff,
-					  (HeapTupleHeader) ((char *) result - MINIMAL_TUPLE_OFFSET));
+	td = slim_minimal_alloc(hoff + data_len, extra, &result);
+	slim_reshape_into(src, data_len, desc_natts, hasnull, hoff, td);
 	return result;
 }
