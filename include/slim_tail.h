@@ -246,6 +246,19 @@ slim_align_stored(Form_pg_attribute att, const char *tp, uint32 off)
 	return att_align_nominal(off, att->attalign);
 }
 
+/*
+ * Where a tail value of attribute ai starts, the value before it ending at
+ * tp + off: aligned as heap's readers align (att_align_pointer() tells a
+ * varlena's 1-byte header from padding)
+ */
+static inline uint32
+slim_tail_value_start(const SlimAttInfo *ai, const char *tp, uint32 off)
+{
+	if (ai->attlen == -1)
+		return att_align_pointer(off, ai->attalign, -1, tp + off);
+	return TYPEALIGN(ai->alignmask + 1, off);
+}
+
 /* slim_tail.c: the tail former */
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
@@ -263,6 +276,7 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 										   int prefix_natts);
 
 /* slim_tail_read.c: decoding (trusting the row) */
+extern const uint8 slim_group_align[SLIM_FIXED_GROUPS];
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_read_map(const char **pp, SlimTailEncoding encoding,
 						  int first, int ntail, int16 *positions);

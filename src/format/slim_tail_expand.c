@@ -30,11 +30,6 @@
 
 #include "slim_tail.h"
 
-/* the alignment of each fixed-length group of tail values */
-static const uint8 slim_expand_group_align[SLIM_FIXED_GROUPS] = {
-	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
-};
-
 /*
  * A tail row and its full form: where the groups of its values start (each
  * group is in attribute order, so walking the values in attribute order
@@ -78,11 +73,7 @@ slim_tail_expand_values(const SlimTailExpansion *x, const SlimAttInfo *attinfo,
 		uint32		len;
 		Size		aligned;
 
-		src = cursor[ai->group];
-		if (ai->attlen == -1)
-			src = att_align_pointer(src, ai->attalign, -1, x->tp + src);
-		else
-			src = TYPEALIGN(ai->alignmask + 1, src);
+		src = slim_tail_value_start(ai, x->tp, cursor[ai->group]);
 		value = x->tp + src;
 		len = att_addlength_pointer(0, ai->attlen, value);
 		cursor[ai->group] = src + len;
@@ -154,7 +145,7 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 	for (g = 0; g < SLIM_FIXED_GROUPS; g++)
 	{
 		if (size[g] > 0)
-			off = TYPEALIGN(slim_expand_group_align[g], off);
+			off = TYPEALIGN(slim_group_align[g], off);
 		x->start[g] = off;
 		off += size[g];
 	}

@@ -26,7 +26,7 @@
 #define SLIM_READER_WARM_ROWS	16
 
 /* the alignment of each fixed-length group of tail values */
-static const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
+const uint8 slim_group_align[SLIM_FIXED_GROUPS] = {
 	ALIGNOF_DOUBLE, ALIGNOF_INT, ALIGNOF_SHORT, 1
 };
 
@@ -165,15 +165,6 @@ slim_fetch_fixed(const char *ptr, const SlimAttInfo *ai)
 #else
 	return fetch_att(ptr, ai->attbyval, ai->attlen);
 #endif
-}
-
-/* where a varlena (or cstring) of a tail starts, the previous ending at off */
-static inline uint32
-slim_varlena_start(const SlimAttInfo *ai, const char *tp, uint32 off)
-{
-	if (ai->attlen == -1)
-		return att_align_pointer(off, ai->attalign, -1, tp + off);
-	return att_align_nominal(off, ai->attalign);
 }
 
 /* attribute a's packed facts, filled in from tupdesc the first time */
@@ -505,7 +496,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	{
 		const SlimAttInfo *ai = &attinfo[varlenas[lo]];
 
-		off = slim_varlena_start(ai, tp, off);
+		off = slim_tail_value_start(ai, tp, off);
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
 	}
 	for (k = lo; k < nvarlenas; k++)
@@ -513,7 +504,7 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 		int			a = varlenas[k];
 		const SlimAttInfo *ai = &attinfo[a];
 
-		off = slim_varlena_start(ai, tp, off);
+		off = slim_tail_value_start(ai, tp, off);
 		values[a] = PointerGetDatum(tp + off);
 		isnull[a] = false;
 		off = att_addlength_pointer(off, ai->attlen, tp + off);
