@@ -48,14 +48,20 @@ slim_att_info(TupleDesc tupdesc, MemoryContext cxt)
 	return info;
 }
 
-/* one value of a source row, as the transcoder copies it */
-typedef struct SlimTailValue
+/* a varlena of a source row, as the transcoder copies it */
+typedef struct SlimTailVarlena
 {
 	uint16		src_off;		/* where it is in the source's data */
 	uint16		len;			/* its bytes */
-	uint16		alignmask;		/* alignment - 1 (0 for a short varlena) */
-	uint16		group;			/* slim_value_group() */
-} SlimTailValue;
+	uint16		alignmask;		/* alignment - 1 (0 for a 1-byte header) */
+} SlimTailVarlena;
+
+/*
+ * Room for one fixed group's bytes.  No tail worth keeping is longer than
+ * the row in truncate form, itself at most TOAST_TUPLE_THRESHOLD (C2); the
+ * eight more take the zeroing store at the end.
+ */
+#define SLIM_GROUP_ROOM		(TOAST_TUPLE_THRESHOLD + 8)
 
 /*
  * The tail row of a standard stored row (source: a row of any table with
@@ -63,6 +69,11 @@ typedef struct SlimTailValue
  * bytes without deforming it: its bitmap gives the map, its values are
  * copied.  NULL when no tail may be made of it or the tail is not shorter
  * (C2, C4); prefix_natts is the caller's C1 floor.
+ *
+ * The tail stores its fixed-length values by group, each group from a
+ * start aligned to it: so each is laid out once, as it is met, in its
+ * group's own buffer, which then moves into the row with one memcpy.  The
+ * varlenas come last and are copied from the source at the end.
  */
 HeapTuple
 slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
@@ -75,10 +86,11 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	int			bitmap_len = BITMAPLEN(src_natts);
 	int16		positions[MaxTupleAttributeNumber];
 	uint8		gaps[MaxTupleAttributeNumber];
-	SlimTailValue vals[MaxTupleAttributeNumber];
-	SlimTailValue sorted[MaxTupleAttributeNumber];
-	int			start[6] = {0};
+	SlimTailVarlena vars[MaxTupleAttributeNumber];
+	char		group_bytes[SLIM_FIXED_GROUPS][SLIM_GROUP_ROOM];
+	uint32		group_len[SLIM_FIXED_GROUPS] = {0};
 	int			n = 0;
+	int			nvars = 0;
 	int			next = prefix_natts;	/* the first attribute not mapped */
 	int			nonzero_gaps = 0;
 	int			long_gaps = 0;
@@ -156,28 +168,62 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 			word &= word - 1;
 			att = attinfo[i];
 			mask = att.alignmask;
-			if (likely(att.attlen > 0))
+			if (likely(att.isfixed))
 			{
+				char	   *group = group_bytes[att.group];
+				uint32		at = group_len[att.group];
+				const char *from;
+				char	   *to;
+
 				off = (off + mask) & ~mask;
 				len = att.attlen;
-			}
-			else if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
-					 VARATT_IS_SHORT(tp + off))
-			{
-				/* a 1-byte header: unaligned, here and in the tail */
-				len = VARSIZE_SHORT(tp + off);
-				mask = 0;
+				from = tp + off;
+				/* zeroes the padding; at <= TOAST_TUPLE_THRESHOLD */
+				memset(group + at, 0, 8);
+				at = (at + mask) & ~mask;
+				if (at + len > TOAST_TUPLE_THRESHOLD)
+					return NULL;
+				to = group + at;
+				/* single moves: most tail values are small */
+				switch (len)
+				{
+					case 8:
+						memcpy(to, from, 8);
+						break;
+					case 4:
+						memcpy(to, from, 4);
+						break;
+					case 2:
+						memcpy(to, from, 2);
+						break;
+					case 1:
+						*to = *from;
+						break;
+					default:
+						memcpy(to, from, len);
+						break;
+				}
+				group_len[att.group] = at + len;
 			}
 			else
 			{
-				off = (off + mask) & ~mask;
-				len = att_addlength_pointer(0, att.attlen, tp + off);
+				if (att.attlen == -1 && VARATT_NOT_PAD_BYTE(tp + off) &&
+					VARATT_IS_SHORT(tp + off))
+				{
+					/* a 1-byte header: unaligned, here and in the tail */
+					len = VARSIZE_SHORT(tp + off);
+					mask = 0;
+				}
+				else
+				{
+					off = (off + mask) & ~mask;
+					len = att_addlength_pointer(0, att.attlen, tp + off);
+				}
+				vars[nvars].src_off = off;
+				vars[nvars].len = len;
+				vars[nvars].alignmask = mask;
+				nvars++;
 			}
-			vals[n].src_off = off;
-			vals[n].len = len;
-			vals[n].alignmask = mask;
-			vals[n].group = att.group;
-			start[att.group + 1]++;
 			off += len;
 
 			gap = i - next;
@@ -191,9 +237,15 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	if (n == 0)
 		return NULL;
 	ntail = positions[n - 1] + 1 - prefix_natts;
+
+	/*
+	 * No NULL before the last value: the truncate form has no bitmap, and
+	 * the former keeps it (a tail would save only padding)
+	 */
+	if (!prefix_hasnull && n == ntail)
+		return NULL;
 	truncate_len = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
-							(prefix_hasnull || n < ntail ?
-							 BITMAPLEN(prefix_natts + ntail) : 0)) + off;
+							BITMAPLEN(prefix_natts + ntail)) + off;
 
 	/* varints below 2^14 take one byte, or two from 128 on */
 	gaps_len = n + long_gaps;
@@ -229,15 +281,21 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	if (MAXALIGN(hoff + values_off) >= alloc_len)
 		return NULL;
 
-	/* the store order: a counting sort on the groups */
-	for (k = 1; k < 6; k++)
-		start[k] += start[k - 1];
-	for (k = 0; k < n; k++)
-		sorted[start[vals[k].group]++] = vals[k];
+	/* MAXALIGN(hoff + end) >= alloc_len: end >= limit */
+	limit = alloc_len - hoff - (MAXIMUM_ALIGNOF - 1);
+	off = values_off;
+	for (k = 0; k < SLIM_FIXED_GROUPS; k++)
+	{
+		if (group_len[k] == 0)
+			continue;
+		off = TYPEALIGN(slim_group_align[k], off) + group_len[k];
+		if (off >= limit)
+			return NULL;
+	}
 
 	/*
 	 * Only the header is zeroed: every byte of the data is written below,
-	 * padding included (eight zero bytes before each value).
+	 * padding included (eight zero bytes before each group and varlena).
 	 */
 	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + alloc_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
@@ -247,16 +305,21 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	memset(td, 0, hoff);
 	data = (char *) td + hoff;
 
-	/* MAXALIGN(hoff + end) >= alloc_len: end >= limit */
-	limit = alloc_len - hoff - (MAXIMUM_ALIGNOF - 1);
 	off = values_off;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < SLIM_FIXED_GROUPS; k++)
 	{
-		const SlimTailValue *v = &sorted[k];
-		const char *from = tp + v->src_off;
-		char	   *to;
-
+		if (group_len[k] == 0)
+			continue;
 		/* off < limit: the eight bytes fit in the allocation */
+		memset(data + off, 0, 8);
+		off = TYPEALIGN(slim_group_align[k], off);
+		memcpy(data + off, group_bytes[k], group_len[k]);
+		off += group_len[k];
+	}
+	for (k = 0; k < nvars; k++)
+	{
+		const SlimTailVarlena *v = &vars[k];
+
 		memset(data + off, 0, 8);
 		off = (off + v->alignmask) & ~(uint32) v->alignmask;
 		if (off + v->len >= limit)
@@ -264,26 +327,7 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 			pfree(tuple);
 			return NULL;
 		}
-		to = data + off;
-		/* fixed sizes as single moves: most tail values are small */
-		switch (v->len)
-		{
-			case 8:
-				memcpy(to, from, 8);
-				break;
-			case 4:
-				memcpy(to, from, 4);
-				break;
-			case 2:
-				memcpy(to, from, 2);
-				break;
-			case 1:
-				*to = *from;
-				break;
-			default:
-				memcpy(to, from, v->len);
-				break;
-		}
+		memcpy(data + off, tp + v->src_off, v->len);
 		off += v->len;
 	}
 
