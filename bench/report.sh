@@ -59,9 +59,11 @@ revision() {
 		return
 	fi
 	err=$(mktemp) || { echo "revision unknown: no temporary file for git's messages"; return; }
-	if rev=$(git -C "$ROOT" describe --always --dirty 2>"$err") && [ -n "$rev" ]; then
-		dirty=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -) || dirty=""
-		out=$rev${dirty:+ (uncommitted changes in $dirty)}
+	# the run's own results (bench/results/) are not changes to the build
+	if rev=$(git -C "$ROOT" describe --always 2>"$err") && [ -n "$rev" ]; then
+		dirty=$(git -C "$ROOT" diff --name-only HEAD -- . ':(exclude)bench/results' 2>/dev/null |
+			paste -sd' ' -) || dirty=""
+		out=$rev${dirty:+-dirty (uncommitted changes in $dirty)}
 	elif grep -q 'dubious ownership' "$err"; then
 		out="revision unknown: git refused the checkout (dubious ownership: $ROOT belongs to another user)"
 	elif grep -qi 'not a git repository' "$err"; then

@@ -199,7 +199,9 @@ push @md,
   '- method: one warm-up round at a tenth of the size, then '
   . $reps . ' measured round' . ($reps eq '1' ? '' : 's')
   . '; in each round heap and slimheap alternate on the same server; '
-  . 'CHECKPOINT before every timed section; times measured on the server (`clock_timestamp()`), '
+  . 'CHECKPOINT before every timed section; tables VACUUMed to all-visible before their reads; '
+  . 'a scan\'s figure in a round is the fastest of 3 executions after a warm-up one; '
+  . 'times measured on the server (`clock_timestamp()`), '
   . 'except W4/W5 point lookups and W6 (pgbench, one client resp. several)';
 push @md,
   '- settings: shared_buffers=2GB, autovacuum=off, synchronous_commit=off, '

@@ -194,6 +194,38 @@ my $md = report_ok('readable checkout', $good);
 like($md, qr/^- slimheap build: \Q$good\E at \Q$rev\E$/m,
 	'readable checkout: the report names the revision');
 
+# 1b. results written into the checkout's bench/results (what a run does)
+# are no change to the build; a change to anything else is
+sub write_file
+{
+	my ($path, $text) = @_;
+	open my $fh, '>', $path or die "$path: $!";
+	print $fh $text;
+	close $fh;
+}
+make_path("$good/bench/results");
+write_file("$good/bench/results/latest.md", "old\n");
+for my $cmd ([qw(git add bench/results)],
+	[qw(git -c user.name=t -c user.email=t@localhost commit -q -m results)])
+{
+	my ($ok, $out, $err) = run_cmd([ @$cmd ], GIT_DIR => "$good/.git",
+		GIT_WORK_TREE => $good);
+	$ok or die "@$cmd in $good failed: $err";
+}
+write_file("$good/bench/results/latest.md", "new\n");
+(undef, $rev) = run_cmd([qw(git -C), $good, qw(rev-parse --short HEAD)]);
+chomp $rev;
+$md = report_ok('results changed', $good);
+like($md, qr/^- slimheap build: \Q$good\E at \Q$rev\E$/m,
+	'results changed: the build is still the revision, not dirty');
+open my $sh, '>>', "$good/bench/run.sh" or die $!;
+print $sh "# a local change\n";
+close $sh;
+$md = report_ok('script changed', $good);
+like($md,
+	qr/^- slimheap build: \Q$good\E at \Q$rev\E-dirty \(uncommitted changes in bench\/run\.sh\)$/m,
+	'script changed: the report names the changed file, not the results');
+
 # 2. a checkout owned by another user: git refuses it (the situation of
 # issue 15, e.g. `sudo make bench` on a user's clone).  Git's own test knob
 # makes it treat the checkout as owned by someone else.
