@@ -151,9 +151,11 @@ revision() {
 		echo "revision unknown: git is not installed"
 	elif [ -n "${1:-}" ]; then
 		git -C "$ROOT" describe --always "$1" 2>/dev/null || echo "revision unknown: $1"
-	elif rev=$(git -C "$ROOT" describe --always --dirty 2>/dev/null) && [ -n "$rev" ]; then
-		dirty=$(git -C "$ROOT" diff --name-only HEAD 2>/dev/null | paste -sd' ' -) || dirty=""
-		echo "$rev${dirty:+ (uncommitted changes in $dirty)}"
+	elif rev=$(git -C "$ROOT" describe --always 2>/dev/null) && [ -n "$rev" ]; then
+		# results under bench/results/ are not changes to the build
+		dirty=$(git -C "$ROOT" diff --name-only HEAD -- . ':(exclude)bench/results' 2>/dev/null |
+			paste -sd' ' -) || dirty=""
+		echo "$rev${dirty:+-dirty (uncommitted changes in $dirty)}"
 	else
 		echo "revision unknown: git cannot read $ROOT"
 	fi

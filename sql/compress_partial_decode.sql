@@ -497,8 +497,14 @@ DO $$
 DECLARE
 	cols text := (SELECT string_agg(format('c%s %s', i, pad_type(i)), ', ' ORDER BY i)
 				  FROM generate_series(1, 60) i);
-	vals text := (SELECT string_agg(format('CASE WHEN (g * 5 + %s * 3) %% 4 <> 0 AND %s > 8'
-										   ' THEN %s END', i, i, pad_val(i)), ', ' ORDER BY i)
+	-- NULL maps of many kinds; rows with g % 4 = 0 leave the int2 / tid
+	-- group empty, rows with g % 10 = 5 set c1-c30 only (no NULL before
+	-- the last value: the truncate form on both paths)
+	vals text := (SELECT string_agg(format('CASE WHEN CASE WHEN g %% 10 = 5 THEN %1$s <= 30'
+										   ' ELSE (g * 7 + %1$s * 3) %% (2 + g %% 5) <> 0'
+										   ' AND %1$s > g %% 12'
+										   ' AND NOT (g %% 4 = 0 AND %1$s %% 10 IN (1, 4)) END'
+										   ' THEN %2$s END', i, pad_val(i)), ', ' ORDER BY i)
 				  FROM generate_series(1, 60) i);
 	t text;
 BEGIN

@@ -7,7 +7,8 @@
  * heap hands such a row over as it is (one copy); a compress table must
  * re-lay it out.  Its bitmap gives the map, walked eight bytes at a time so
  * that NULLs cost nothing each; its prefix bytes are copied as they are;
- * each tail value is copied to its place in the tail's store order.
+ * each fixed-length value goes into its group's buffer, each varlena is
+ * copied last.
  * docs/format.md has the layout.
  *
  * The invariants named below (T1, E1, C1-C4) are defined in
@@ -67,8 +68,9 @@ typedef struct SlimTailVarlena
  * The tail row of a standard stored row (source: a row of any table with
  * tupdesc's layout, its attributes past its natts NULL), made from its
  * bytes without deforming it: its bitmap gives the map, its values are
- * copied.  NULL when no tail may be made of it or the tail is not shorter
- * (C2, C4); prefix_natts is the caller's C1 floor.
+ * copied.  NULL when no tail may be made of it, the tail is not shorter,
+ * or no NULL comes before the last value (C2, C4: the former keeps such a
+ * row in the truncate form too); prefix_natts is the caller's C1 floor.
  *
  * The tail stores its fixed-length values by group, each group from a
  * start aligned to it: so each is laid out once, as it is met, in its
@@ -239,8 +241,8 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	ntail = positions[n - 1] + 1 - prefix_natts;
 
 	/*
-	 * No NULL before the last value: the truncate form has no bitmap, and
-	 * the former keeps it (a tail would save only padding)
+	 * No NULL before the last value: the former stores such a row in the
+	 * truncate form (no bitmap, heap's reads), and so does this
 	 */
 	if (!prefix_hasnull && n == ntail)
 		return NULL;
@@ -294,8 +296,9 @@ slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 	}
 
 	/*
-	 * Only the header is zeroed: every byte of the data is written below,
-	 * padding included (eight zero bytes before each group and varlena).
+	 * Only the header is zeroed: every data byte up to t_len is written
+	 * below, padding included (eight zero bytes before each group and
+	 * varlena); the MAXALIGN slack past t_len is never copied.
 	 */
 	tuple = (HeapTuple) palloc(HEAPTUPLESIZE + alloc_len);
 	td = (HeapTupleHeader) ((char *) tuple + HEAPTUPLESIZE);
