@@ -123,4 +123,17 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 	index_beginscan((heap), (index), (snapshot), (nkeys), (norderbys))
 #endif
 
+/*
+ * Infinite intervals ('infinity', '-infinity') exist from PostgreSQL 17 on;
+ * before, every interval is finite.  For callers that include
+ * datatype/timestamp.h.
+ */
+#if PG_VERSION_NUM >= 170000
+#define slim_interval_is_infinite(iv)	INTERVAL_NOT_FINITE(iv)
+#define slim_interval_is_negative_infinity(iv)	INTERVAL_IS_NOBEGIN(iv)
+#else
+#define slim_interval_is_infinite(iv)	((void) (iv), false)
+#define slim_interval_is_negative_infinity(iv)	((void) (iv), false)
+#endif
+
 #endif							/* SLIM_COMPAT_H */

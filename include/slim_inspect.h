@@ -82,6 +82,13 @@ extern void slim_estimate_relation(Relation rel, int64 sample_rows,
 								   SlimEstimateResult *res);
 extern const char *slim_estimate_mode_name(int m);
 
+/* slim_advise_list.c: what advise() reads, locked without waiting */
+extern Oid *slim_advise_list_tables(Datum schemas_arg, bool all_schemas,
+									int *ntables);
+extern bool slim_advise_lock(Oid relid, List **indexes);
+extern void slim_advise_unlock(Oid relid, List *indexes);
+
+/* slim_inspect_common.c: opening the relation, reading its pages */
 extern Relation slim_open_relation_oid(Oid relid, LOCKMODE lockmode);
 extern Relation slim_inspect_open(Oid relid, const char *funcname,
 								  SlimInspectTarget target);

@@ -149,6 +149,16 @@ SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '0 s
 -- the default, 10 s, says nothing on a short run; NULL never does
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress']);
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], NULL);
+-- an interval past what microseconds hold means never too, not "at once";
+-- a negative one means at once
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '1000000 years');
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
+                                     '178000000 years 100 days');
+-- (infinite intervals exist from PostgreSQL 17 on)
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
+  (CASE WHEN current_setting('server_version_num')::int >= 170000
+        THEN 'infinity' ELSE '1000000 years' END)::interval);
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '-1000000 years');
 \set VERBOSITY default
 
 -- who may run it: superusers and pg_stat_scan_tables, like estimate()

@@ -17,10 +17,7 @@
  * a WARNING names it).  Tables of other access methods, TOAST tables,
  * catalogs and other sessions' temporary tables are not looked at;
  * partitioned tables have no rows of their own and appear as their
- * partitions.
- *
- * IDENTIFICATION
- *	  src/inspect/slim_advise.c
+ * partitions.  The list of tables and the locks are slim_advise_list.c.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -37,7 +34,7 @@
 #include "access/xact.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
-#include "executor/spi.h"
+#include "common/int.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -51,6 +48,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "slim_compat.h"
 #include "slimheap.h"
 #include "slim_inspect.h"
 
@@ -63,17 +61,6 @@ PG_FUNCTION_INFO_V1(slimheap_advise);
  * (docs/inspect.md); a guide to the order of magnitude, not a promise.
  */
 #define SLIM_REWRITE_BYTES_PER_SEC	(64.0 * 1024 * 1024)
-
-/* the tables advise() looks at, in the order it reads them */
-static const char *const slim_advise_tables_sql =
-"SELECT c.oid FROM pg_catalog.pg_class c"
-" JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
-" WHERE c.relkind IN ('r', 'm')"
-"   AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast')"
-"   AND n.nspname !~ '^pg_toast_temp_'"
-"   AND NOT pg_catalog.pg_is_other_temp_schema(n.oid)"
-"   AND ($1 IS NULL OR n.nspname = ANY ($1))"
-" ORDER BY n.nspname, c.relname";
 
 /* what advise() found out about one table */
 typedef struct SlimAdvice
@@ -88,37 +75,6 @@ typedef struct SlimAdvice
 	int64		index_bytes;
 	SlimEstimateResult est;
 } SlimAdvice;
-
-/* the tables of the current database advise() may look at */
-static Oid *
-slim_advise_list_tables(Datum schemas, bool schemas_null, int *ntables)
-{
-	Oid			argtypes[1] = {NAMEARRAYOID};
-	Datum		args[1] = {schemas};
-	char		nulls[1] = {schemas_null ? 'n' : ' '};
-	MemoryContext caller_cxt = CurrentMemoryContext;
-	Oid		   *relids;
-	uint64		i;
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (SPI_execute_with_args(slim_advise_tables_sql, 1, argtypes, args,
-							  nulls, true, 0) != SPI_OK_SELECT)
-		elog(ERROR, "could not list the tables of the database");
-	relids = MemoryContextAlloc(caller_cxt,
-								Max(SPI_processed, 1) * sizeof(Oid));
-	for (i = 0; i < SPI_processed; i++)
-	{
-		bool		isnull;
-
-		relids[i] = DatumGetObjectId(SPI_getbinval(SPI_tuptable->vals[i],
-												   SPI_tuptable->tupdesc, 1,
-												   &isnull));
-	}
-	*ntables = (int) SPI_processed;
-	SPI_finish();
-	return relids;
-}
 
 /* the mode with the smallest projection; ties go to the current, then truncate */
 static SlimNullBitmap
@@ -340,12 +296,25 @@ slim_advise_put(ReturnSetInfo *rsinfo, const SlimAdvice *a)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* microseconds of an interval argument, for a threshold */
+/*
+ * Microseconds of the progress_after interval: a threshold for the time
+ * since the start, so a value past what int64 holds, or an infinite one
+ * (PostgreSQL 17 and later), means "never", and a negative one "at once".
+ */
 static int64
-slim_interval_usecs(const Interval *iv)
+slim_progress_usecs(const Interval *iv)
 {
-	return iv->time + (int64) iv->day * USECS_PER_DAY +
-		(int64) iv->month * DAYS_PER_MONTH * USECS_PER_DAY;
+	int64		days;
+	int64		usecs;
+
+	if (slim_interval_is_infinite(iv))
+		return slim_interval_is_negative_infinity(iv) ? PG_INT64_MIN : PG_INT64_MAX;
+	if (pg_mul_s64_overflow((int64) iv->month, DAYS_PER_MONTH, &days) ||
+		pg_add_s64_overflow(days, (int64) iv->day, &days) ||
+		pg_mul_s64_overflow(days, USECS_PER_DAY, &usecs) ||
+		pg_add_s64_overflow(usecs, iv->time, &usecs))
+		return (iv->month < 0 || iv->day < 0) ? PG_INT64_MIN : PG_INT64_MAX;
+	return usecs;
 }
 
 Datum
@@ -355,7 +324,7 @@ slimheap_advise(PG_FUNCTION_ARGS)
 	int64		min_saved = PG_ARGISNULL(0) ? 0 : PG_GETARG_INT64(0);
 	int64		sample_rows = slim_estimate_sample_arg(fcinfo, 1);
 	int64		progress_after = PG_ARGISNULL(3) ? PG_INT64_MAX :
-		slim_interval_usecs(PG_GETARG_INTERVAL_P(3));
+		slim_progress_usecs(PG_GETARG_INTERVAL_P(3));
 	TimestampTz start = GetCurrentTimestamp();
 	MemoryContext table_cxt;
 	Oid		   *relids;
@@ -379,6 +348,7 @@ slimheap_advise(PG_FUNCTION_ARGS)
 		Oid			relid = relids[t];
 		MemoryContext old_cxt;
 		bool		dropped = false;
+		List	   *locked_indexes;
 		bool		ok;
 
 		CHECK_FOR_INTERRUPTS();
@@ -391,17 +361,10 @@ slimheap_advise(PG_FUNCTION_ARGS)
 			continue;
 		}
 		/* never wait for a lock: the rest of the report would wait too */
-		if (!ConditionalLockRelationOid(relid, AccessShareLock))
-		{
-			ereport(NOTICE,
-					(errmsg("slimheap.advise() skips \"%s\": it is locked",
-							get_rel_name(relid)),
-					 errhint("Run slimheap.estimate() on it later.")));
+		if (!slim_advise_lock(relid, &locked_indexes))
 			continue;
-		}
 
-		if (TimestampDifferenceExceeds(start, GetCurrentTimestamp(),
-									   (int) Min(progress_after / 1000, PG_INT32_MAX)))
+		if (GetCurrentTimestamp() - start >= progress_after)
 		{
 			char	   *name = get_rel_name(relid);
 			char	   *nsp = get_namespace_name(get_rel_namespace(relid));
@@ -419,7 +382,7 @@ slimheap_advise(PG_FUNCTION_ARGS)
 		old_cxt = MemoryContextSwitchTo(table_cxt);
 		ok = slim_advise_read_guarded(a, sample_rows);
 		MemoryContextSwitchTo(old_cxt);
-		UnlockRelationOid(relid, AccessShareLock);
+		slim_advise_unlock(relid, locked_indexes);
 		if (ok)
 		{
 			/* keep the names; everything else the read made goes */
