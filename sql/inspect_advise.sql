@@ -154,6 +154,8 @@ SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], NULL
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '1000000 years');
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
                                      '178000000 years 100 days');
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
+                                     '178956970 years -1 day');
 -- (infinite intervals exist from PostgreSQL 17 on)
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
   (CASE WHEN current_setting('server_version_num')::int >= 170000

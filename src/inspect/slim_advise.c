@@ -313,7 +313,13 @@ slim_progress_usecs(const Interval *iv)
 		pg_add_s64_overflow(days, (int64) iv->day, &days) ||
 		pg_mul_s64_overflow(days, USECS_PER_DAY, &usecs) ||
 		pg_add_s64_overflow(usecs, iv->time, &usecs))
-		return (iv->month < 0 || iv->day < 0) ? PG_INT64_MIN : PG_INT64_MAX;
+	{
+		/* past int64 either way: the sign of the whole decides */
+		double		total = ((double) iv->month * DAYS_PER_MONTH + iv->day) *
+			USECS_PER_DAY + (double) iv->time;
+
+		return total < 0 ? PG_INT64_MIN : PG_INT64_MAX;
+	}
 	return usecs;
 }
 
