@@ -7,7 +7,8 @@
 #                      installed, built with dpkg-buildpackage from a copy of
 #                      the tree in build/deb/ (gitignored); the .deb files
 #                      land in build/deb/.
-#   package.sh test    (.ci/run) build, install the PostgreSQL 15 package
+#   package.sh test    (.ci/run) build, check `make dist` and `make deb` in
+#                      the unpacked tarball, install the PostgreSQL 15 package
 #                      with apt on the machine's server, run the regression
 #                      and isolation suites against the installed package in
 #                      a throwaway cluster (scripts/run-tests.sh --installed),
@@ -37,18 +38,34 @@ version()
 	sed -n "s/^default_version = '\(.*\)'$/\1/p" "$ROOT/slimheap.control"
 }
 
+# copy_tree DIR: the source tree, without what builds and tests leave in
+# it.  In a git checkout, the tracked files and new ones not ignored; in a
+# release tarball (make dist), where packagers build, every file but the
+# build's own output.
+copy_tree()
+{
+	local dest=$1 top
+	top=$(git -C "$ROOT" rev-parse --show-toplevel 2>/dev/null) || top=
+	if [ "$top" = "$ROOT" ]; then
+		(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
+			xargs -0 cp --parents -t "$dest")
+	else
+		tar -C "$ROOT" --exclude=./build --exclude=./results \
+			--exclude=./tmp_check --exclude=./log --exclude='*.o' \
+			--exclude='*.so' --exclude='*.bc' -cf - . | tar -C "$dest" -xf -
+	fi
+}
+
 build()
 {
 	local src start
 	start=$(date +%s)
 	install_missing "${BUILD_DEPS[@]}" || { say "cannot install ${BUILD_DEPS[*]}"; return 1; }
 
-	# the tracked files and new ones not ignored: no objects, no results
 	src=$OUT/slimheap-$(version)
 	rm -rf "$OUT"
 	mkdir -p "$src"
-	(cd "$ROOT" && git ls-files -z --cached --others --exclude-standard |
-		xargs -0 cp --parents -t "$src") || { say "cannot copy the tree"; return 1; }
+	copy_tree "$src" || { say "cannot copy the tree"; return 1; }
 
 	say "building in $src for: $(cd "$src" && PG_SUPPORTED_VERSIONS=installed pg_buildext supported-versions | xargs)"
 	# installed: every postgresql-server-dev-NN of this machine (that
@@ -75,7 +92,21 @@ check_dist()
 			{ say "$tarball has no slimheap-$v/$f"; return 1; }
 	done
 	say "make dist: $tarball, $(wc -l <<<"$list") entries"
+
+	# packagers build from the tarball: make deb there, outside any checkout
+	local unpacked
+	unpacked=$(mktemp -d) || return 1
+	tar -C "$unpacked" -xzf "$ROOT/$tarball" || { say "cannot unpack $tarball"; return 1; }
 	rm -f "$ROOT/$tarball"
+	if ! (cd "$unpacked/slimheap-$v" && SLIMHEAP_DEB_DIR="$unpacked/deb" make -s deb) \
+		>"$unpacked/deb.log" 2>&1; then
+		tail -n 20 "$unpacked/deb.log"
+		say "make deb in the unpacked $tarball failed"
+		rm -rf "$unpacked"
+		return 1
+	fi
+	say "make deb in the unpacked $tarball: $(cd "$unpacked/deb" && ls -- *.deb | xargs)"
+	rm -rf "$unpacked"
 }
 
 # install_deb FILE: the package, with apt (which also pulls its dependencies)
