@@ -20,3 +20,42 @@ ALTER FUNCTION @extschema@.page_items(pg_catalog.regclass, bigint)
 	SET search_path = pg_catalog, pg_temp;
 ALTER FUNCTION @extschema@.verify(pg_catalog.regclass)
 	SET search_path = pg_catalog, pg_temp;
+
+-- A slimheap table without a stored slimheap.null_bitmap (one created
+-- before slimheap.default_null_bitmap existed, or after ALTER TABLE ...
+-- RESET (slimheap.null_bitmap)) is truncate, but a dump would restore it
+-- in the mode of the restoring database's setting.  1.1 stores the mode of
+-- every slimheap table (RESET stores truncate); store it on those too.
+-- The change is to the options only: rows keep their forms, and a change
+-- of pg_class invalidates the tables' cached entries.
+-- Each table is locked as ALTER TABLE ... SET (...) locks it, so that no
+-- concurrent change of its options (or VACUUM) meets this one.
+DO $store_mode$
+DECLARE
+	t record;
+BEGIN
+	FOR t IN
+		SELECT c.oid, n.nspname, c.relname
+		  FROM pg_catalog.pg_class c
+		  JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
+		 WHERE c.relam OPERATOR(pg_catalog.=)
+			   (SELECT a.oid FROM pg_catalog.pg_am a
+				 WHERE a.amname OPERATOR(pg_catalog.=) 'slimheap'::pg_catalog.name)
+		   AND c.relkind OPERATOR(pg_catalog.=) ANY ('{r,m}'::pg_catalog."char"[])
+		   AND NOT pg_catalog.pg_is_other_temp_schema(c.relnamespace)
+		   AND NOT EXISTS (SELECT FROM pg_catalog.unnest(c.reloptions) o
+							WHERE pg_catalog.starts_with(o, 'slimheap.null_bitmap='))
+		 ORDER BY c.oid
+	LOOP
+		EXECUTE pg_catalog.format('LOCK TABLE %I.%I IN SHARE UPDATE EXCLUSIVE MODE',
+								  t.nspname, t.relname);
+		-- (slimheap's entries come first, as the extension stores them)
+		UPDATE pg_catalog.pg_class c
+		   SET reloptions = pg_catalog.array_prepend('slimheap.null_bitmap=truncate'::pg_catalog.text,
+													 c.reloptions)
+		 WHERE c.oid OPERATOR(pg_catalog.=) t.oid
+		   AND NOT EXISTS (SELECT FROM pg_catalog.unnest(c.reloptions) o
+							WHERE pg_catalog.starts_with(o, 'slimheap.null_bitmap='));
+	END LOOP;
+END
+$store_mode$;

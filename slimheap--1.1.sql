@@ -227,3 +227,22 @@ SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.verify(pg_catalog.regclass) IS
 	'check the stored form of every tuple of a slimheap or heap table; one row per problem';
 REVOKE ALL ON FUNCTION @extschema@.verify(pg_catalog.regclass) FROM PUBLIC;
+
+-- Without the library in shared_preload_libraries (or
+-- session_preload_libraries), a session loads it only when it first needs
+-- it, too late for that statement's slimheap.* options: the guard above
+-- then stops such statements with an error.  Say so now, once, with the fix.
+DO $preload$
+BEGIN
+	IF NOT pg_catalog.concat_ws(',',
+			pg_catalog.current_setting('shared_preload_libraries'),
+			pg_catalog.current_setting('session_preload_libraries'))
+		   OPERATOR(pg_catalog.~) '(^|[,/" ])slimheap("|,| |$)' THEN
+		RAISE WARNING USING
+			ERRCODE = 'object_not_in_prerequisite_state',
+			MESSAGE = 'slimheap is not in shared_preload_libraries',
+			DETAIL = 'A session that loads the library only when it first needs it cannot handle that statement''s slimheap options, and stops it with an error.',
+			HINT = 'Add slimheap to shared_preload_libraries in postgresql.conf and restart the server.';
+	END IF;
+END
+$preload$;

@@ -124,6 +124,19 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 #endif
 
 /*
+ * Whether role owns relation relid (or is a superuser): one function per
+ * object class before 16, object_ownercheck() from 16 on.  For callers
+ * that include utils/acl.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#define slim_relation_ownercheck(relid, role) \
+	object_ownercheck(RelationRelationId, (relid), (role))
+#else
+#define slim_relation_ownercheck(relid, role) \
+	pg_class_ownercheck((relid), (role))
+#endif
+
+/*
  * Infinite intervals ('infinity', '-infinity') exist from PostgreSQL 17 on;
  * before, every interval is finite.  For callers that include
  * datatype/timestamp.h.

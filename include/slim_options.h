@@ -6,8 +6,9 @@
  *
  * Shared by slim_options.c (what the options are, how they are spelled,
  * checked and stored), slim_options_store.c (storing them on a relation),
- * slim_options_guard.c (which statements need the hook) and
- * slim_options_ddl.c (the DDL statements that carry them).  The options
+ * slim_options_guard.c (which statements need the hook),
+ * slim_options_repack.c (pg_repack's copies) and slim_options_ddl.c (the
+ * DDL statements that carry them).  The options
  * layer uses the format layer's modes and nothing of the table AM.
  *
  * Copyright (c) 2026, slimheap contributors
@@ -58,6 +59,7 @@ extern List *slim_stored_entries(Oid relid);
 /* slim_options_default.c: slimheap.default_null_bitmap */
 extern void slim_options_default_init(void);
 extern List *slim_default_entries(List *entries);
+extern List *slim_builtin_mode_entries(List *entries);
 extern bool slim_default_applies(char relkind, bool is_slimheap);
 
 /* slim_options_guard.c: which statements need the hook; is it running */
@@ -67,6 +69,10 @@ extern List **slim_create_options(Node *parsetree, RangeVar **relation,
 								  bool *if_not_exists, bool *creates);
 extern void slim_options_hook_enter(void);
 extern void slim_options_hook_leave(void);
+
+/* slim_options_repack.c: the copies pg_repack swaps in */
+extern Oid	slim_repack_original(const RangeVar *relation, Oid *amoid);
+extern Oid	slim_repack_copy_source(Relation rel);
 
 /* slim_options_ddl.c: the ProcessUtility and object access hooks */
 extern void slim_options_init(const TableAmRoutine *routine);

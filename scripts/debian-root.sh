@@ -78,9 +78,11 @@ INNER_TREE=/slimheap
 # the server and its PGXS headers, IPC::Run for the TAP tests, a compiler,
 # git (t/040_bench_report.pl, the benchmark's report) and gnuplot (the
 # benchmark's chart), and what Citus's build needs for t/citus/: the
-# libraries scripts/citus-build.sh installs on the host, and ICU's headers
-# (Debian 13's utils/pg_locale.h includes unicode/ucol.h)
+# libraries scripts/citus-build.sh installs on the host, ICU's headers
+# (Debian 13's utils/pg_locale.h includes unicode/ucol.h), and pg_repack and
+# pg_partman for t/060 and t/061 (docs/tools.md)
 PACKAGES=("postgresql-$MAJOR" "postgresql-server-dev-$MAJOR" libipc-run-perl
+	"postgresql-$MAJOR-repack" "postgresql-$MAJOR-partman"
 	gcc make libc6-dev git gnuplot-nox
 	liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev libicu-dev)
 

@@ -4,9 +4,10 @@
 # Debian 12 (run as root; `make test` and friends call it first).
 #
 # What is needed: the PostgreSQL 15 server, its headers for PGXS, IPC::Run
-# for the TAP tests, gnuplot for the benchmark charts and git (the report
+# for the TAP tests, gnuplot for the benchmark charts, git (the report
 # of the benchmark names the revision; t/040_bench_report.pl makes scratch
-# checkouts).  Server and headers
+# checkouts), and pg_repack and pg_partman, which t/060 and t/061 run on
+# slimheap tables (docs/tools.md).  Server and headers
 # must be the same minor version (the extension is built against the headers
 # and loaded by the server), so everything is installed by one apt-get call:
 # apt then takes both to the same candidate version.
@@ -17,7 +18,8 @@
 #
 set -euo pipefail
 
-PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl gnuplot-nox git)
+PACKAGES=(postgresql-15 postgresql-server-dev-15 libipc-run-perl gnuplot-nox git
+	postgresql-15-repack postgresql-15-partman)
 
 # "<version>" when the package is installed, "" otherwise
 installed_version()

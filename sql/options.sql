@@ -69,7 +69,7 @@ ALTER TABLE t_toast RESET (autovacuum_enabled, toast.autovacuum_enabled);
 SELECT relopts('t_toast'), relopts(reltoastrelid) AS toast_relopts
 FROM pg_class WHERE oid = 't_toast'::regclass;
 
--- ALTER TABLE RESET: back to the default (truncate)
+-- ALTER TABLE RESET: back to the default (truncate), stored explicitly
 ALTER TABLE t RESET (slimheap.null_bitmap);
 SELECT relopts('t');
 TRUNCATE t;

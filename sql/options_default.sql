@@ -98,7 +98,8 @@ SET slimheap.default_null_bitmap = compress;
 ALTER TABLE c_heap1 SET ACCESS METHOD slimheap;
 ALTER TABLE c_heap2 SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = full);
 ALTER TABLE t_plain SET ACCESS METHOD slimheap;
--- RESET goes back to truncate, the built-in default, not the setting's
+-- RESET goes back to truncate, the built-in default, not the setting's,
+-- and stores it, so that a dump restores it as truncate under any setting
 ALTER TABLE t_compress RESET (slimheap.null_bitmap);
 -- and leaving slimheap drops the entry
 ALTER TABLE c_heap2 SET ACCESS METHOD heap;

@@ -102,10 +102,19 @@ ALTER TABLE t SET (fillfactor = 50), SET (slimheap.null_bitmap = 'zip');
 SELECT relopts('t');
 
 --
--- ALTER: a relation our options cannot apply to
+-- ALTER: a relation our options cannot apply to.  On a table that does not
+-- use slimheap (or leaves it) they are ignored with a WARNING, as CREATE
+-- TABLE ... USING heap ignores them: tools such as pg_partman copy a
+-- table's options onto tables whose access method they do not choose
+-- (docs/tools.md); nothing of slimheap's is stored
 --
 ALTER TABLE h SET (slimheap.null_bitmap = full);
+SELECT relopts('h');
+BEGIN;
 ALTER TABLE t SET ACCESS METHOD heap, SET (slimheap.null_bitmap = full);
+SELECT a.amname, relopts('t') FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+ WHERE c.oid = 't'::regclass;
+ROLLBACK;
 ALTER TABLE t SET ACCESS METHOD no_such_am, SET (slimheap.null_bitmap = full);
 ALTER TABLE p SET (slimheap.null_bitmap = full);
 ALTER TABLE p RESET (slimheap.null_bitmap);

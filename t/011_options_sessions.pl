@@ -26,12 +26,14 @@ $node->init;
 $node->append_conf('postgresql.conf', "shared_preload_libraries = 'slimheap'");
 $node->start;
 
-$node->safe_psql(
+my ($pre_ret, $pre_out, $pre_err) = $node->psql(
 	'postgres', q{
 CREATE EXTENSION slimheap;
 CREATE EXTENSION pageinspect;
 CREATE TABLE t (a int, b int, c int, d int) USING slimheap;
 });
+is($pre_ret, 0, 'CREATE EXTENSION on a preloading server');
+is($pre_err, '', 'says nothing');
 
 # a session that keeps its relcache entry for t from before each change
 my $writer = $node->background_psql('postgres');
@@ -84,12 +86,19 @@ my $cold = PostgreSQL::Test::Cluster->new('not_preloaded');
 $cold->init;
 $cold->start;
 
-$cold->safe_psql(
+# CREATE EXTENSION says what is missing, once, with the fix
+my ($ext_ret, $ext_out, $ext_err) = $cold->psql(
 	'postgres', q{
 CREATE EXTENSION slimheap;
 CREATE TABLE t (a int, b int) USING slimheap
   WITH (slimheap.null_bitmap = full, fillfactor = 90);
 });
+is($ext_ret, 0, 'CREATE EXTENSION without the preload succeeds');
+like($ext_err, qr/WARNING:  slimheap is not in shared_preload_libraries/,
+	'and warns that the library is not preloaded');
+like($ext_err, qr/HINT:  Add slimheap to shared_preload_libraries in postgresql.conf and restart the server\./,
+	'with the fix');
+
 my $catalog_sql = q{
   SELECT c.relname || ' ' || a.amname || ' ' || coalesce(c.reloptions::text, '-')
   FROM pg_class c JOIN pg_am a ON a.oid = c.relam

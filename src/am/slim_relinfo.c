@@ -26,6 +26,7 @@
 #include "catalog/catalog.h"
 #include "catalog/pg_class.h"
 #include "nodes/bitmapset.h"
+#include "storage/lmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -61,15 +62,34 @@ slim_rewrite_source_oid(Relation rel)
  * *before* RelationClearMissing() drops the old table's missing values, so
  * the rewritten rows must honour the old table's fast defaults and indexes
  * too.  Returns the table being rewritten, opened, or NULL.
+ *
+ * pg_repack's copy (repack.table_<oid>, slim_options_repack.c) is such a
+ * relation too, but its file is swapped in under the original's catalog
+ * rows, which keep their missing values for good: *keeps_missing says so.
  */
 static Relation
-slim_rewrite_source(Relation rel)
+slim_rewrite_source(Relation rel, bool *keeps_missing)
 {
 	Oid			source = slim_rewrite_source_oid(rel);
 	Relation	source_rel;
 
+	*keeps_missing = false;
+	if (!OidIsValid(source))
+	{
+		source = slim_repack_copy_source(rel);
+		*keeps_missing = OidIsValid(source);
+	}
 	if (!OidIsValid(source))
 		return NULL;
+
+	/*
+	 * A rewrite holds the old table locked; pg_repack's own sessions hold
+	 * the original too, but a copy can be written by anyone (a leftover
+	 * copy, slimheap.stats() on it), and the original's indexes are read
+	 * below: lock it as any reader does, to the end of the transaction.
+	 */
+	if (*keeps_missing)
+		LockRelationOid(source, AccessShareLock);
 	source_rel = RelationIdGetRelation(source);
 	return RelationIsValid(source_rel) ? source_rel : NULL;
 }
@@ -166,12 +186,17 @@ slim_build_relinfo(Relation rel)
 	SlimRelInfo *info;
 	SlimRelInfo local;
 	Relation	source;
+	bool		keeps_missing;
 
 	/* compute everything first: a syscache lookup may flush rd_amcache */
 	slim_read_options(RelationGetRelid(rel), &local.options);
 	local.min_natts = slim_missing_natts(RelationGetDescr(rel));
-	source = slim_rewrite_source(rel);
-	if (source != NULL)
+	source = slim_rewrite_source(rel, &keeps_missing);
+	if (source != NULL && keeps_missing)
+		local.min_natts = Max(local.min_natts,
+							  slim_missing_natts_upto(RelationGetDescr(source),
+													  RelationGetDescr(rel)->natts));
+	else if (source != NULL)
 		local.min_natts = Max(local.min_natts,
 							  slim_rewrite_floor(source, rel, &local.options));
 	local.prefix_natts = local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?

@@ -227,6 +227,47 @@ slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 }
 
 /*
+ * The copy pg_repack makes of table original (slim_options_repack.c): the
+ * statement, which names no access method, creates it with the original's,
+ * and a slimheap copy gets the original's slimheap entries with the mode
+ * stored explicitly, whatever the WITH list says (pg_repack copies the
+ * original's reloptions into it) and whatever the session's defaults are.
+ */
+static void
+slim_create_repack_copy(const SlimUtilityCall *call, Oid original, Oid amoid)
+{
+	PlannedStmt *pstmt = copyObject(call->pstmt);
+	Node	   *parsetree = pstmt->utilityStmt;
+	char	   *am = get_am_name(amoid);
+	bool		is_slimheap = slim_options_am_is_slimheap(amoid);
+	RangeVar   *relation;
+	bool		if_not_exists;
+	bool		creates;
+	List	  **options;
+	List	   *others;
+	SlimPending pending;
+
+	options = slim_create_options(parsetree, &relation, &if_not_exists,
+								  &creates);
+	(void) slim_split_options(*options, &others);
+	*options = others;
+	if (IsA(parsetree, CreateStmt))
+		((CreateStmt *) parsetree)->accessMethod = am;
+	else
+		((CreateTableAsStmt *) parsetree)->into->accessMethod = am;
+
+	pending.kind = SLIM_PENDING_CREATE;
+	pending.relation = relation;
+	pending.relid = InvalidOid;
+	pending.entries = is_slimheap ?
+		slim_builtin_mode_entries(slim_stored_entries(original)) : NIL;
+	pending.defs = NIL;
+	pending.named = is_slimheap;
+	pending.applied = false;
+	slim_run_core_pending(call, pstmt, &pending);
+}
+
+/*
  * CREATE TABLE (also PARTITION OF), CREATE TABLE AS, CREATE MATERIALIZED
  * VIEW, EXPLAIN ANALYZE CREATE TABLE AS: check our options, run the statement
  * without them, and store them when core creates the relation.  CREATE ... IF
@@ -245,12 +286,19 @@ slim_create(const SlimUtilityCall *call)
 	List	   *others;
 	PlannedStmt *pstmt;
 	SlimPending pending;
+	Oid			original;
+	Oid			amoid;
 
 	options = slim_create_options(call->pstmt->utilityStmt, &relation,
 								  &if_not_exists, &creates);
 	if (options == NULL)
 	{
 		slim_run_core(call, call->pstmt);
+		return;
+	}
+	if (creates && OidIsValid(original = slim_repack_original(relation, &amoid)))
+	{
+		slim_create_repack_copy(call, original, amoid);
 		return;
 	}
 
@@ -442,6 +490,8 @@ slim_alter(const SlimUtilityCall *call)
 		entries = NIL;
 	else if (becomes_slimheap)
 		entries = slim_default_entries(entries);
+	else
+		entries = slim_builtin_mode_entries(entries);	/* after a RESET */
 
 	/* core validates its SET and RESET against the whole stored array */
 	if (stored != NIL)

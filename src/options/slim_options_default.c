@@ -66,13 +66,9 @@ slim_options_default_init(void)
 	MarkGUCPrefixReserved(SLIM_OPTION_NAMESPACE);
 }
 
-/*
- * The entries to store on a relation that becomes a slimheap table: entries
- * (the options its statement names, already checked), with the setting's
- * slimheap.null_bitmap appended when they name none.
- */
-List *
-slim_default_entries(List *entries)
+/* entries with slimheap.null_bitmap=<mode> appended when they name none */
+static List *
+slim_mode_entries(List *entries, int mode_value)
 {
 	ListCell   *lc;
 	const char *mode = NULL;
@@ -88,7 +84,7 @@ slim_default_entries(List *entries)
 
 	for (e = slim_null_bitmap_options; e->name != NULL; e++)
 	{
-		if (e->val == slim_default_null_bitmap)
+		if (e->val == mode_value)
 			mode = e->name;
 	}
 	Assert(mode != NULL);
@@ -98,6 +94,31 @@ slim_default_entries(List *entries)
 							  (Node *) makeString(pstrdup(mode)),
 							  DEFELEM_UNSPEC, -1);
 	return list_concat(entries, slim_option_entries(list_make1(def), false));
+}
+
+/*
+ * The entries to store on a relation that becomes a slimheap table: entries
+ * (the options its statement names, already checked), with the setting's
+ * slimheap.null_bitmap appended when they name none.
+ */
+List *
+slim_default_entries(List *entries)
+{
+	return slim_mode_entries(entries, slim_default_null_bitmap);
+}
+
+/*
+ * The entries to store on a slimheap table that stays one: entries, with
+ * the built-in mode (truncate) appended when they name none.  A slimheap
+ * table without a stored mode is truncate whatever the setting says, but a
+ * dump would restore it under the restoring database's setting; stored,
+ * the mode survives (RESET (slimheap.null_bitmap), or a table made before
+ * the setting existed).
+ */
+List *
+slim_builtin_mode_entries(List *entries)
+{
+	return slim_mode_entries(entries, SLIM_NULL_BITMAP_DEFAULT);
 }
 
 /*

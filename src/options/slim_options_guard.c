@@ -73,8 +73,18 @@ slim_relation_has_entries(AlterTableStmt *stmt)
 	return entries != NIL;
 }
 
+/* whether relation names a copy pg_repack makes (its access method is ours to set) */
+static bool
+slim_is_repack_copy(const RangeVar *relation)
+{
+	Oid			amoid;
+
+	return OidIsValid(slim_repack_original(relation, &amoid));
+}
+
 /*
- * Whether a statement needs the hook, i.e. names slimheap options, or
+ * Whether a statement needs the hook, i.e. names slimheap options, creates
+ * the copy pg_repack swaps into a table (slim_options_repack.c), or
  * changes the options or access method of a relation that has some stored.
  * The event trigger asks for every statement; the hook for all but ALTER
  * TABLE, which it looks up itself, to hand core the relation it found.
@@ -87,9 +97,11 @@ slim_statement_needs_hook(Node *parsetree)
 	switch (nodeTag(parsetree))
 	{
 		case T_CreateStmt:
-			return slim_list_has_option(((CreateStmt *) parsetree)->options);
+			return slim_list_has_option(((CreateStmt *) parsetree)->options) ||
+				slim_is_repack_copy(((CreateStmt *) parsetree)->relation);
 		case T_CreateTableAsStmt:
-			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options);
+			return slim_list_has_option(((CreateTableAsStmt *) parsetree)->into->options) ||
+				slim_is_repack_copy(((CreateTableAsStmt *) parsetree)->into->rel);
 		case T_ViewStmt:
 			return slim_list_has_option(((ViewStmt *) parsetree)->options);
 		case T_IndexStmt:

@@ -62,20 +62,23 @@ slim_options_am_is_slimheap(Oid amoid)
 /*
  * Whether slimheap options apply to the relation called relname of kind
  * relkind, stored by access method amoid: a table or materialized view that
- * uses slimheap.  Other kinds of relation are an error.  So is a table or
- * materialized view of another access method, except when it is being
- * created (on_create): then the options are ignored with a WARNING and this
- * returns false.
+ * uses slimheap.  Other kinds of relation are an error.  On a table or
+ * materialized view of another access method the options are ignored with
+ * a WARNING (on_create: the statement creates it) and this returns false.
  *
- * Why the exception: a table that left slimheap without the hook (in a
+ * Why not an error there: a table that left slimheap without the hook (in a
  * session without the library and without event triggers, e.g. with
  * session_replication_role = replica, or in single-user mode) keeps its
- * slimheap entries, and pg_dump writes them into its CREATE TABLE.  A
- * restore must not lose that table, and its options have nothing to apply to.
+ * slimheap entries, and pg_dump writes them into its CREATE TABLE, which a
+ * restore must not lose.  And tools copy a table's options to other tables
+ * whose access method they do not choose: pg_partman creates a partition
+ * with CREATE TABLE ... (LIKE parent) and then runs ALTER TABLE ... SET
+ * (<the template's options>) on it, in one transaction for every partition
+ * set of the database, so an error there would stop them all.
  */
 bool
 slim_options_check_target(const char *relname, char relkind, Oid amoid,
-				  bool on_create)
+						  bool on_create)
 {
 	if (relkind == RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
@@ -90,23 +93,18 @@ slim_options_check_target(const char *relname, char relkind, Oid amoid,
 				 errdetail_relkind_not_supported(relkind)));
 	if (slim_options_am_is_slimheap(amoid))
 		return true;
-	if (on_create)
-	{
-		ereport(WARNING,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("slimheap options on \"%s\" are ignored", relname),
-				 errdetail("\"%s\" does not use access method slimheap; it is created without them.",
-						   relname),
-				 errhint("Create it with USING slimheap, or convert it later with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).")));
-		return false;
-	}
-	ereport(ERROR,
+	ereport(WARNING,
 			(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-			 errmsg("cannot set slimheap options on \"%s\"", relname),
-			 errdetail("\"%s\" does not use access method slimheap.",
+			 errmsg("slimheap options on \"%s\" are ignored", relname),
+			 on_create ?
+			 errdetail("\"%s\" does not use access method slimheap; it is created without them.",
+					   relname) :
+			 errdetail("\"%s\" does not use access method slimheap; its options stay as they are.",
 					   relname),
-			 errhint("Create it with USING slimheap, or convert it with ALTER TABLE ... SET ACCESS METHOD slimheap.")));
-	return false;				/* keep the compiler quiet */
+			 on_create ?
+			 errhint("Create it with USING slimheap, or convert it later with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).") :
+			 errhint("Convert it with ALTER TABLE ... SET ACCESS METHOD slimheap, SET (...).")));
+	return false;
 }
 
 static bool
