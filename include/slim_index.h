@@ -33,6 +33,7 @@ typedef struct SlimMover
 	TupleTableSlot *fetched;	/* a newer version of it */
 	Bitmapset  *attrs;			/* what the table's indexes read */
 	bool		whole_row;
+	Snapshot	crosscheck;		/* a transaction snapshot, or InvalidSnapshot */
 	uint64		moved;
 } SlimMover;
 
@@ -41,11 +42,14 @@ extern bool slim_prefix_hides(const Bitmapset *attrs, bool whole_row,
 							  const bool *isnull);
 extern int	slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values,
 						  bool *isnull);
-extern SlimMover *slim_mover_begin(Relation rel);
+extern SlimMover *slim_mover_begin(Relation rel, Oid building);
 extern void slim_mover_end(SlimMover *mv);
 extern void slim_move_row(SlimMover *mv, ItemPointer tid,
 						  const Datum *values, const bool *isnull);
-extern void slim_move_hidden_rows(Relation rel);
+extern void slim_move_refuse(Relation rel, ItemPointer tid);
+extern void slim_move_hidden_rows(Relation rel, Oid building,
+								  const Bitmapset *building_attrs,
+								  int building_last);
 extern void slim_rewrite_table(Oid relid);
 
 #endif							/* SLIM_INDEX_H */

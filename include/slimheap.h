@@ -90,6 +90,7 @@ extern void slim_index_build_init(void);
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
+extern void slim_relinfo_set_building(Relation rel, int natts);
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
 extern Bitmapset *slim_index_attr_bitmap(Relation rel);
 extern int	slim_index_natts(Relation rel);

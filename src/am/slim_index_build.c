@@ -245,7 +245,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 		{
 			/* concurrent: validate_index() indexes what replaces the row */
 			if (bs->mover == NULL)
-				bs->mover = slim_mover_begin(bs->rel);
+				bs->mover = slim_mover_begin(bs->rel, RelationGetRelid(index));
 			slim_move_row(bs->mover, &tuple->t_self, slot->tts_values,
 						  slot->tts_isnull);
 			return;
@@ -263,6 +263,53 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 		isnull = real_isnull;
 	}
 	bs->callback(index, tid, values, isnull, tupleIsAlive, bs->callback_state);
+}
+
+/*
+ * Whether a plain build moves the rows that hide what the table's indexes
+ * read before its scan, rather than when its statement ends: on a compress
+ * table, for an index that reads a column past the first
+ * SLIM_FREE_PREFIX_NATTS (always in the prefix).  Moved there, the rows
+ * are in place before the index exists for anyone else, and before any
+ * code of the statement's (event triggers at ddl_command_end) can update
+ * one of them with a HOT decision taken on its old prefix; and heap's scan
+ * then indexes the moved rows in its own order (docs/format.md, "Index
+ * builds").  Other tables keep compress tails only from an earlier mode:
+ * their rows move when the statement ends.
+ */
+static bool
+slim_build_moves_first(Relation rel, const SlimBuildState *bs)
+{
+	return (bs->whole_row || bs->last_attr > SLIM_FREE_PREFIX_NATTS) &&
+		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS;
+}
+
+/*
+ * Store again the rows of rel whose prefix hides what index (being built)
+ * or another index reads, with the index counted in rel's prefix floor.
+ * The moves are heap_update()s that core decides without the new index
+ * (the table's cached index list shows it only once it is built): those
+ * that stay on their page are HOT, and heap's scan then indexes their new
+ * versions at the chain's root, as it does for any HOT chain, and marks
+ * the index with indcheckxmin.
+ */
+static void
+slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
+{
+	int			natts = bs->whole_row ? RelationGetDescr(rel)->natts :
+		bs->last_attr;
+
+	slim_relinfo_set_building(rel, natts);
+	PG_TRY();
+	{
+		slim_move_hidden_rows(rel, RelationGetRelid(index), bs->attrs,
+							  natts);
+	}
+	PG_FINALLY();
+	{
+		slim_relinfo_set_building(rel, 0);
+	}
+	PG_END_TRY();
 }
 
 /*
@@ -336,7 +383,11 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		slim_ddl_depth > 0;
 	if (!index_info->ii_Concurrent && slim_ddl_depth > 0 &&
 		!IsInParallelMode())
+	{
 		slim_lock_moves(rel);
+		if (slim_build_moves_first(rel, &bs))
+			slim_move_before_build(rel, index, &bs);
+	}
 
 	own = slim_borrow_heap_routine(rel);
 	PG_TRY();
@@ -463,7 +514,7 @@ slim_run_pending_moves(int min_depth)
 		}
 		else
 		{
-			slim_move_hidden_rows(rel);
+			slim_move_hidden_rows(rel, InvalidOid, NULL, 0);
 			table_close(rel, NoLock);
 		}
 		pfree(pm);

@@ -32,6 +32,7 @@
 #include "commands/cluster.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "storage/bufmgr.h"
 #include "utils/guc.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
@@ -77,16 +78,27 @@ slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values, bool *isnull)
 							isnull);
 }
 
+/*
+ * building: an index whose build is under way (its file is not written
+ * yet), which the moves must not insert into: the build indexes the rows
+ * it finds, the moved ones included.  InvalidOid: none.
+ */
 SlimMover *
-slim_mover_begin(Relation rel)
+slim_mover_begin(Relation rel, Oid building)
 {
 	SlimMover  *mv = palloc0(sizeof(SlimMover));
+	int			i;
 
 	mv->rel = rel;
 	mv->estate = CreateExecutorState();
 	mv->result_rel = makeNode(ResultRelInfo);
 	InitResultRelInfo(mv->result_rel, rel, 1, NULL, 0);
 	ExecOpenIndices(mv->result_rel, false);
+	for (i = 0; i < mv->result_rel->ri_NumIndices; i++)
+	{
+		if (RelationGetRelid(mv->result_rel->ri_IndexRelationDescs[i]) == building)
+			mv->result_rel->ri_IndexRelationInfo[i]->ii_ReadyForInserts = false;
+	}
 	mv->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel),
 										slim_get_routine()->slot_callbacks(rel));
 	mv->fetched = MakeSingleTupleTableSlot(RelationGetDescr(rel),
@@ -106,6 +118,41 @@ slim_mover_end(SlimMover *mv)
 	FreeExecutorState(mv->estate);
 	bms_free(mv->attrs);
 	pfree(mv);
+}
+
+/*
+ * A transaction that uses one snapshot (REPEATABLE READ, SERIALIZABLE) may
+ * not move a row its snapshot does not see: the moved version would be the
+ * transaction's own, hence visible to it, a row it never saw before.  Such
+ * a row was written after the snapshot was taken, so the rule PostgreSQL
+ * applies to an UPDATE of it applies: a serialization failure.
+ */
+void
+slim_move_refuse(Relation rel, ItemPointer tid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+			 errmsg("could not serialize access due to concurrent update"),
+			 errdetail("Building an index of \"%s\" stores row (%u,%u) again with the indexed columns in its prefix, and the row was written after this transaction's snapshot was taken.",
+					   RelationGetRelationName(rel),
+					   ItemPointerGetBlockNumber(tid),
+					   ItemPointerGetOffsetNumber(tid)),
+			 errhint("Retry the transaction, or build the index before its first query.")));
+}
+
+/* refuse to move the row in slot (a buffer's) unless snapshot sees it */
+static void
+slim_move_check(Relation rel, Snapshot snapshot, TupleTableSlot *slot)
+{
+	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
+	bool		visible;
+
+	LockBuffer(bslot->buffer, BUFFER_LOCK_SHARE);
+	visible = HeapTupleSatisfiesVisibility(bslot->base.tuple, snapshot,
+										   bslot->buffer);
+	LockBuffer(bslot->buffer, BUFFER_LOCK_UNLOCK);
+	if (!visible)
+		slim_move_refuse(rel, &bslot->base.tuple->t_self);
 }
 
 /*
@@ -142,7 +189,7 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		result = slim_get_routine()->tuple_update(mv->rel, &otid, mv->slot,
 												  GetCurrentCommandId(true),
 												  GetActiveSnapshot(),
-												  InvalidSnapshot, true,
+												  mv->crosscheck, true,
 												  &tmfd, &lockmode,
 												  &update_indexes);
 		if (result == TM_Ok)
@@ -161,6 +208,9 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 			ResetPerTupleExprContext(mv->estate);
 			return;
 		}
+		/* a transaction snapshot must see what it moves (slim_move_check()) */
+		if (mv->crosscheck != InvalidSnapshot && result == TM_Updated)
+			slim_move_refuse(mv->rel, &otid);
 		/* deleted, ours already, or moved to another partition */
 		if (result != TM_Updated || ItemPointerEquals(&tmfd.ctid, &otid) ||
 			ItemPointerIndicatesMovedPartitions(&tmfd.ctid))
@@ -193,17 +243,23 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 
 /*
  * Move every live row of rel whose prefix hides a value an index reads
- * (under the build's lock: no other writer).
+ * (under the build's lock: no other writer).  building: the index whose
+ * build calls this before its scan, which the table's index list does not
+ * show yet, with the attributes it reads (as pull_varattnos offsets them)
+ * and the last of them; or InvalidOid at the end of a statement (then the
+ * moves are made visible to the next command).
  */
 void
-slim_move_hidden_rows(Relation rel)
+slim_move_hidden_rows(Relation rel, Oid building,
+					  const Bitmapset *building_attrs, int building_last)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
-	Bitmapset  *attrs = slim_index_attr_bitmap(rel);
+	Bitmapset  *attrs = bms_union(slim_index_attr_bitmap(rel), building_attrs);
 	bool		whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
 										  attrs);
-	int			last = slim_index_natts(rel);
+	int			last = Max(slim_index_natts(rel), building_last);
 	Snapshot	snapshot;
+	Snapshot	xact_snapshot = InvalidSnapshot;
 	TableScanDesc scan;
 	TupleTableSlot *slot;
 	Datum	   *values = palloc(desc->natts * sizeof(Datum));
@@ -222,9 +278,15 @@ slim_move_hidden_rows(Relation rel)
 	RestrictSearchPath();
 #endif
 
+	if (IsolationUsesXactSnapshot())
+		xact_snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	PushActiveSnapshot(snapshot);
-	mover = slim_mover_begin(rel);
+	mover = slim_mover_begin(rel, building);
+	mover->crosscheck = xact_snapshot;
+	bms_free(mover->attrs);
+	mover->attrs = bms_copy(attrs);
+	mover->whole_row = whole_row;
 	slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
 	/* from block 0: builds moving rows of one table meet in one order */
 	scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
@@ -238,20 +300,26 @@ slim_move_hidden_rows(Relation rel)
 		if (!SlimHeaderHasTail(tuple->t_data) || prefix_natts >= last)
 			continue;
 		stored_natts = slim_read_row(tuple, desc, values, isnull);
-		if (slim_prefix_hides(attrs, whole_row, prefix_natts, stored_natts,
-							  isnull))
-			slim_move_row(mover, &tuple->t_self, values, isnull);
+		if (!slim_prefix_hides(attrs, whole_row, prefix_natts, stored_natts,
+							   isnull))
+			continue;
+		if (xact_snapshot != InvalidSnapshot)
+			slim_move_check(rel, xact_snapshot, slot);
+		slim_move_row(mover, &tuple->t_self, values, isnull);
 	}
 	table_endscan(scan);
 	ExecDropSingleTupleTableSlot(slot);
 	PopActiveSnapshot();
 	UnregisterSnapshot(snapshot);
+	if (xact_snapshot != InvalidSnapshot)
+		UnregisterSnapshot(xact_snapshot);
 	slim_mover_end(mover);
 	pfree(values);
 	pfree(isnull);
 	AtEOXact_GUC(false, save_nestlevel);
 	SetUserIdAndSecContext(save_userid, save_sec_context);
-	CommandCounterIncrement();
+	if (!OidIsValid(building))
+		CommandCounterIncrement();
 }
 
 

@@ -180,6 +180,33 @@ slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
 	return floor;
 }
 
+/*
+ * An index of a table whose plain build is under way in this backend, with
+ * the last attribute it reads: until the build ends, the table's cached
+ * index list lacks it (core invalidates the table's entry only once the
+ * index is built), yet the rows the build stores again before its scan
+ * (slim_index_build.c) must keep what it reads in their prefix.
+ */
+static Oid	slim_building_relid = InvalidOid;
+static int	slim_building_natts = 0;
+
+/*
+ * Count (natts > 0) or stop counting (0) the attributes up to natts in the
+ * prefix floor of rel, a compress table whose index build is under way.
+ * The cached facts are formed again either way.
+ */
+void
+slim_relinfo_set_building(Relation rel, int natts)
+{
+	if (rel->rd_amcache != NULL)
+	{
+		pfree(rel->rd_amcache);
+		rel->rd_amcache = NULL;
+	}
+	slim_building_relid = natts > 0 ? RelationGetRelid(rel) : InvalidOid;
+	slim_building_natts = natts;
+}
+
 const SlimRelInfo *
 slim_build_relinfo(Relation rel)
 {
@@ -203,6 +230,9 @@ slim_build_relinfo(Relation rel)
 		slim_compress_prefix_natts(rel, source, &local.options,
 								   local.min_natts) :
 		RelationGetDescr(rel)->natts;
+	if (RelationGetRelid(rel) == slim_building_relid)
+		local.prefix_natts = Min(Max(local.prefix_natts, slim_building_natts),
+								 RelationGetDescr(rel)->natts);
 	if (source != NULL)
 		RelationClose(source);
 
