@@ -386,11 +386,11 @@ for my $s (sort keys %natts_after)
 is($new_rows, 400, 'the 400 rows written after the ALTER were all inspected');
 
 # RESET together with a core option, on a reference table: every placement,
-# the coordinator's included.
+# the coordinator's included (RESET stores truncate, the built-in mode).
 $coord->safe_psql('postgres',
 	'ALTER TABLE ref_slim RESET (slimheap.null_bitmap), SET (fillfactor = 90)');
 is( join(',', map { shard_storage($_->[1], $_->[0]) } placements('ref_slim')),
-	join(',', ('slimheap {fillfactor=90}') x 3),
+	join(',', ('slimheap {slimheap.null_bitmap=truncate,fillfactor=90}') x 3),
 	'RESET and SET (fillfactor) on the coordinator reach every placement of ref_slim');
 
 # A worker that does not preload slimheap: its sessions have no hook for
