@@ -137,6 +137,21 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 #endif
 
 /*
+ * Whether relation rel got its storage in the current transaction: created
+ * (CREATE INDEX), or given a new file (REINDEX).  16 renamed the field of
+ * the new file.
+ */
+#if PG_VERSION_NUM >= 160000
+#define slim_storage_is_new(rel) \
+	((rel)->rd_createSubid != InvalidSubTransactionId || \
+	 (rel)->rd_firstRelfilelocatorSubid != InvalidSubTransactionId)
+#else
+#define slim_storage_is_new(rel) \
+	((rel)->rd_createSubid != InvalidSubTransactionId || \
+	 (rel)->rd_firstRelfilenodeSubid != InvalidSubTransactionId)
+#endif
+
+/*
  * Infinite intervals ('infinity', '-infinity') exist from PostgreSQL 17 on;
  * before, every interval is finite.  For callers that include
  * datatype/timestamp.h.

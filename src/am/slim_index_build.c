@@ -56,6 +56,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "slim_compat.h"
 #include "slim_index.h"
 #include "slim_tail.h"
 #include "slimheap.h"
@@ -278,20 +279,36 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
  * their rows move when the statement ends.
  */
 static bool
-slim_build_moves_first(Relation rel, const SlimBuildState *bs)
+slim_build_moves_first(Relation rel, Relation index, const SlimBuildState *bs)
 {
+	/*
+	 * A build fills new storage; a scan of the whole table into an index
+	 * that has its storage already is a check (amcheck's heapallindexed)
+	 * or a summarization (BRIN's, range by range, called by VACUUM too).
+	 */
+	if (!slim_storage_is_new(index))
+		return false;
+
+	/*
+	 * REINDEX, and the index rebuilds that end a rewrite (VACUUM FULL,
+	 * CLUSTER, ALTER TABLE ... TYPE): the table's rows already satisfy C1
+	 * for its indexes (a rewrite forms them with the old table's floors),
+	 * and the other indexes may not be opened while they wait their turn.
+	 */
+	if (ReindexIsProcessingHeap(RelationGetRelid(rel)))
+		return false;
 	return (bs->whole_row || bs->last_attr > SLIM_FREE_PREFIX_NATTS) &&
 		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS;
 }
 
 /*
  * Store again the rows of rel whose prefix hides what index (being built)
- * or another index reads, with the index counted in rel's prefix floor.
- * The moves are heap_update()s that core decides without the new index
- * (the table's cached index list shows it only once it is built): those
- * that stay on their page are HOT, and heap's scan then indexes their new
- * versions at the chain's root, as it does for any HOT chain, and marks
- * the index with indcheckxmin.
+ * or another index reads, with the index counted in rel's prefix floor
+ * (the floor cached for rel may not count it yet).  The moves are
+ * heap_update()s that may not count the new index among the columns that
+ * block HOT either: a moved row that stays on its page may be a HOT
+ * update, whose new version heap's scan then indexes at the chain's root,
+ * as it does for any HOT chain, marking the index indcheckxmin.
  */
 static void
 slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
@@ -385,7 +402,9 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		!IsInParallelMode())
 	{
 		slim_lock_moves(rel);
-		if (slim_build_moves_first(rel, &bs))
+		if (scan == NULL && start_blockno == 0 &&
+			numblocks == InvalidBlockNumber &&
+			slim_build_moves_first(rel, index, &bs))
 			slim_move_before_build(rel, index, &bs);
 	}
 

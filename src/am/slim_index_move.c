@@ -121,8 +121,8 @@ slim_mover_end(SlimMover *mv)
 }
 
 /*
- * A transaction that uses one snapshot (REPEATABLE READ, SERIALIZABLE) may
- * not move a row its snapshot does not see: the moved version would be the
+ * A transaction block that uses one snapshot (REPEATABLE READ,
+ * SERIALIZABLE) may not move a row its snapshot does not see: the moved version would be the
  * transaction's own, hence visible to it, a row it never saw before.  Such
  * a row was written after the snapshot was taken, so the rule PostgreSQL
  * applies to an UPDATE of it applies: a serialization failure.
@@ -278,7 +278,13 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	RestrictSearchPath();
 #endif
 
-	if (IsolationUsesXactSnapshot())
+	/*
+	 * Inside a transaction block only: a statement that is its own
+	 * transaction took its snapshot before the build's lock, so rows
+	 * committed while it waited would fail it, and nothing after it in the
+	 * transaction reads the rows (docs/format.md, "Index builds").
+	 */
+	if (IsolationUsesXactSnapshot() && IsTransactionBlock())
 		xact_snapshot = RegisterSnapshot(GetTransactionSnapshot());
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
 	PushActiveSnapshot(snapshot);
