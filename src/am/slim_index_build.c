@@ -244,14 +244,21 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 							 RelationGetRelationName(bs->rel))));
 		if (bs->move_now)
 		{
-			/* concurrent: validate_index() indexes what replaces the row */
+			/*
+			 * Concurrent: validate_index() indexes what replaces the row.
+			 * The row itself, the version this build's snapshot sees, is
+			 * indexed with its real values below, as heap's build indexes
+			 * it: a unique build then meets duplicates in its own scan and
+			 * fails there, before the index is ready for inserts, and its
+			 * transaction takes the moves with it.
+			 */
 			if (bs->mover == NULL)
 				bs->mover = slim_mover_begin(bs->rel, RelationGetRelid(index));
 			slim_move_row(bs->mover, &tuple->t_self, slot->tts_values,
 						  slot->tts_isnull);
-			return;
 		}
-		bs->hidden_rows++;
+		else
+			bs->hidden_rows++;
 	}
 
 	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
