@@ -168,6 +168,13 @@ check_victim('hs_new');
 
 # 2. 1.0, then ALTER EXTENSION UPDATE
 hostile_db('hs_upd', q{CREATE EXTENSION slimheap VERSION '1.0'});
+# a table without a stored mode (as 1.0's RESET left one), so that the
+# update's loop that stores it runs under the hostile path too
+$node->safe_psql('hs_upd', q{
+CREATE TABLE hs_legacy (a int, b int) USING slimheap;
+UPDATE pg_class SET reloptions = NULL WHERE oid = 'hs_legacy'::regclass::oid;
+});
+$node->safe_psql('hs_upd', 'TRUNCATE public.planted_calls');
 my $config_sql = q{
 SELECT p.proname || ': ' || coalesce(array_to_string(p.proconfig, ' '), '-')
   FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid
@@ -179,6 +186,9 @@ my $old = $node->safe_psql('hs_upd', $config_sql);
 like($old, qr/^advise: -$/m, '1.0: advise() has no fixed search_path');
 $node->safe_psql('hs_upd', 'SET search_path = public, pg_catalog; ALTER EXTENSION slimheap UPDATE');
 is(planted_calls('hs_upd'), '', 'the update ran nothing planted');
+is($node->safe_psql('hs_upd',
+	q{SELECT reloptions::text FROM pg_class WHERE oid = 'hs_legacy'::regclass::oid}),
+	'{slimheap.null_bitmap=truncate}', 'and stored the mode of the table that had none');
 is($node->safe_psql('hs_upd', q{SELECT extversion FROM pg_extension WHERE extname = 'slimheap'}),
 	'1.1', 'ALTER EXTENSION UPDATE reaches 1.1');
 my $updated = $node->safe_psql('hs_upd', $config_sql);
