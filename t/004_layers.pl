@@ -31,6 +31,7 @@ my %header_layer = (
 	'slimheap.h' => 'am',
 	'slim_slot.h' => 'am',
 	'slim_index.h' => 'am',
+	'slim_relayout.h' => 'am',
 	'slim_options.h' => 'options',
 	'slim_format.h' => 'format',
 	'slim_tail.h' => 'format',

@@ -5,12 +5,13 @@
  *
  * heap's index-build scan reads a tail row's standard prefix only, and
  * heap_update() later decides HOT and key changes from that prefix too
- * (invariant C1, docs/format.md "Index builds").  So, during heap's own
- * scan (no extra pass), every row whose prefix does not show a value the
- * index reads is indexed with its real values, and then stored again with
- * the column in its prefix: a new row version in the build's transaction,
- * with entries in the table's indexes, firing no triggers
- * (slim_index_move.c).
+ * (invariant C1, docs/format.md "Index builds").  So every row whose
+ * prefix does not show a value the index reads is re-laid out in place
+ * with the column in its prefix (slim_relayout.c), before heap's scan on
+ * compress tables; a row that cannot be (no room on its page) is indexed
+ * with its real values during heap's scan, and stored again: a new row
+ * version in the build's transaction, with entries in the table's
+ * indexes, firing no triggers (slim_index_move.c).
  *
  * - A plain build (ShareLock or stronger: no other writer) indexes the old
  *   version and moves the rows when the statement (or, inside REINDEX of a
@@ -58,6 +59,7 @@
 
 #include "slim_compat.h"
 #include "slim_index.h"
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -292,8 +294,9 @@ slim_build_moves_first(Relation rel, Relation index, const SlimBuildState *bs)
 	 * A build fills new storage; a scan of the whole table into an index
 	 * that has its storage already is a check (amcheck's heapallindexed)
 	 * or a summarization (BRIN's, range by range, called by VACUUM too).
+	 * A concurrent build's storage was made by its first transaction.
 	 */
-	if (!slim_storage_is_new(index))
+	if (!bs->move_now && !slim_storage_is_new(index))
 		return false;
 
 	/*
@@ -334,6 +337,38 @@ slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
 		slim_relinfo_set_building(rel, 0);
 	}
 	PG_END_TRY();
+}
+
+/*
+ * A concurrent build, before its scan: re-lay out in place the rows that
+ * hide what the index reads, with the index counted in the prefix floor
+ * (writers count it already: the index is in the catalog).  Rows that
+ * cannot be re-laid move during the scan (slim_build_callback()).
+ */
+static void
+slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
+{
+	int			natts = bs->whole_row ? RelationGetDescr(rel)->natts :
+		bs->last_attr;
+	Bitmapset  *attrs;
+	uint64		relaid;
+
+	if (!slim_relayout_possible(rel))
+		return;
+	attrs = bms_union(slim_index_attr_bitmap(rel), bs->attrs);
+	slim_relinfo_set_building(rel, natts);
+	PG_TRY();
+	{
+		(void) slim_relayout_table(rel, attrs, bs->whole_row,
+								   Max(slim_index_natts(rel), natts),
+								   &relaid);
+	}
+	PG_FINALLY();
+	{
+		slim_relinfo_set_building(rel, 0);
+	}
+	PG_END_TRY();
+	bms_free(attrs);
 }
 
 /*
@@ -414,6 +449,10 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 			slim_build_moves_first(rel, index, &bs))
 			slim_move_before_build(rel, index, &bs);
 	}
+	else if (bs.move_now && scan == NULL && start_blockno == 0 &&
+			 numblocks == InvalidBlockNumber &&
+			 slim_build_moves_first(rel, index, &bs))
+		slim_relayout_before_build(rel, &bs);
 
 	own = slim_borrow_heap_routine(rel);
 	PG_TRY();

@@ -6,10 +6,11 @@
  * A row whose compressed tail holds a value an index reads is read wrongly
  * by heap's code that reads stored rows directly (invariant C1,
  * docs/format.md "Index builds").  Index builds (slim_index_build.c) find
- * such rows and store them again here: a new row version with the
- * relation's current prefix floor, through slimheap's own tuple_update, and
- * the entries of every index ready for inserts, as an UPDATE of the same
- * values would make them; no trigger fires.
+ * such rows; here they are re-laid out in place where their page has room
+ * (slim_relayout.c), and the others are stored again: a new row version
+ * with the relation's current prefix floor, through slimheap's own
+ * tuple_update, and the entries of every index ready for inserts, as an
+ * UPDATE of the same values would make them; no trigger fires.
  *
  * The invariants named below (T1, E1, C1-C4) are defined in
  * docs/invariants.md.
@@ -38,6 +39,7 @@
 #include "utils/snapmgr.h"
 
 #include "slim_index.h"
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -242,8 +244,8 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 }
 
 /*
- * Move every live row of rel whose prefix hides a value an index reads
- * (under the build's lock: no other writer).  building: the index whose
+ * Re-lay out in place, or else move, every live row of rel whose prefix
+ * hides a value an index reads (under the build's lock: no other writer).  building: the index whose
  * build calls this before its scan, which the table's index list does not
  * show yet, with the attributes it reads (as pull_varattnos offsets them)
  * and the last of them; or InvalidOid at the end of a statement (then the
@@ -268,6 +270,17 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	Oid			save_userid;
 	int			save_sec_context;
 	int			save_nestlevel;
+	uint64		relaid;
+
+	/* in place first: what no row version, lock or decoder shows */
+	if (slim_relayout_possible(rel) &&
+		slim_relayout_table(rel, attrs, whole_row, last, &relaid))
+	{
+		bms_free(attrs);
+		pfree(values);
+		pfree(isnull);
+		return;
+	}
 
 	/* the owner's code, sandboxed, as index_build() runs it */
 	GetUserIdAndSecContext(&save_userid, &save_sec_context);

@@ -25,6 +25,7 @@
 #include "fmgr.h"
 #include "utils/guc.h"
 
+#include "slim_relayout.h"
 #include "slimheap.h"
 
 PG_MODULE_MAGIC;
@@ -85,6 +86,7 @@ _PG_init(void)
 	slim_init_routine();
 	slim_options_init(&slim_routine);
 	slim_index_build_init();
+	slim_wal_init();
 
 	DefineCustomStringVariable("slimheap.rows_formed",
 							   "Rows this backend has formed to store (a diagnostic counter).",

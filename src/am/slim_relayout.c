@@ -1,0 +1,383 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_relayout.c
+ *	  Re-lay out tail rows in place so that their prefix shows what the
+ *	  indexes read.
+ *
+ * A row whose compressed tail holds a value an index reads must show it in
+ * its standard prefix before the index is used (invariant C1).  Here such
+ * a row is formed again with the relation's prefix floor and written over
+ * itself, on its page, under a cleanup lock: the same line pointer, the
+ * same t_xmin, t_xmax, t_cid, t_ctid and visibility bits, only the data
+ * laid out anew.  No new row version, no row lock, nothing a snapshot, a
+ * trigger or a logical decoder can tell from heap's build; rows no
+ * snapshot sees are re-laid too.  A cleanup lock means that no other
+ * backend holds a pin on the page, so nobody holds a pointer into the
+ * tuples that move; the WAL record (slim_wal.c) is replayed under a
+ * cleanup lock as well, for the queries of a hot standby.
+ *
+ * A row that does not fit on its page once pruned, or a page that another
+ * backend keeps pinned, is left: the caller stores such rows again as
+ * UPDATEs (slim_index_move.c).  docs/format.md, "Index builds", has the
+ * costs and when each happens.
+ *
+ * The invariants named below (T1, E1, C1-C4) are defined in
+ * docs/invariants.md.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_relayout.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/xloginsert.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "slim_index.h"
+#include "slim_relayout.h"
+#include "slim_tail.h"
+#include "slimheap.h"
+
+/* the header bits that follow from a row's data; the others, its history */
+#define SLIM_INFOMASK_DATA		(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)
+#define SLIM_INFOMASK2_DATA		(HEAP_NATTS_MASK | SLIM_HEAP_TAIL)
+
+/* how long a page another backend pins is waited for: 100 tries, 1 ms apart */
+#define SLIM_CLEANUP_TRIES		100
+
+/* one pass over a relation */
+typedef struct SlimRelayoutPass
+{
+	Relation	rel;
+	TupleDesc	desc;
+	const Bitmapset *attrs;		/* what the indexes read */
+	bool		whole_row;
+	int			last;			/* the last attribute they read */
+	SlimNullBitmap mode;		/* compress or truncate, and the prefix floor */
+	int			prefix_natts;
+	Datum	   *values;
+	bool	   *isnull;
+	BufferAccessStrategy strategy;
+	MemoryContext page_cxt;		/* the rows formed for one page */
+	bool		complete;		/* no row left hiding a value */
+	uint64		relaid;
+} SlimRelayoutPass;
+
+/*
+ * Write the row whose bytes from t_infomask2 on are body (len bytes) over
+ * the row at offnum, keeping the first fields of its header (visibility,
+ * t_ctid) and the infomask bits that tell its history.  False when the
+ * item is no row or the page has no room.  In a critical section on the
+ * primary, and in redo.
+ */
+bool
+slim_relayout_apply(Page page, OffsetNumber offnum, const char *body,
+					uint16 len)
+{
+	PGAlignedBlock buf;
+	HeapTupleHeader td = (HeapTupleHeader) buf.data;
+	HeapTupleHeader old;
+	ItemId		lp;
+	Size		size = SLIM_RELAYOUT_BODY_OFFSET + len;
+
+	if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(page) ||
+		size > MaxHeapTupleSize)
+		return false;
+	lp = PageGetItemId(page, offnum);
+	if (!ItemIdIsNormal(lp))
+		return false;
+	old = (HeapTupleHeader) PageGetItem(page, lp);
+	memcpy(td, old, SLIM_RELAYOUT_BODY_OFFSET);
+	memcpy(buf.data + SLIM_RELAYOUT_BODY_OFFSET, body, len);
+	td->t_infomask2 = (old->t_infomask2 & ~SLIM_INFOMASK2_DATA) |
+		(td->t_infomask2 & SLIM_INFOMASK2_DATA);
+	td->t_infomask = (old->t_infomask & ~SLIM_INFOMASK_DATA) |
+		(td->t_infomask & SLIM_INFOMASK_DATA);
+	return PageIndexTupleOverwrite(page, offnum, (Item) td, size);
+}
+
+/* whether rel's rows can be re-laid: its WAL, if any, has a record for it */
+bool
+slim_relayout_possible(Relation rel)
+{
+	return !RelationNeedsWAL(rel) || slim_wal_registered();
+}
+
+/* a cleanup lock of buf, unless another backend keeps it pinned */
+static bool
+slim_relayout_lock(Buffer buf)
+{
+	int			i;
+
+	for (i = 0; i < SLIM_CLEANUP_TRIES; i++)
+	{
+		if (ConditionalLockBufferForCleanup(buf))
+			return true;
+		CHECK_FOR_INTERRUPTS();
+		pg_usleep(1000L);
+	}
+	return false;
+}
+
+/*
+ * The row at offnum formed again with the pass's floors, if its prefix
+ * hides a value the indexes read; else NULL.
+ */
+static HeapTuple
+slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
+				   BlockNumber blkno)
+{
+	ItemId		lp = PageGetItemId(page, offnum);
+	HeapTupleData tuple;
+	int			prefix_natts;
+	int			stored_natts;
+	int			i;
+
+	if (!ItemIdIsNormal(lp))
+		return NULL;
+	tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tuple.t_len = ItemIdGetLength(lp);
+	tuple.t_tableOid = RelationGetRelid(rp->rel);
+	ItemPointerSet(&tuple.t_self, blkno, offnum);
+	prefix_natts = HeapTupleHeaderGetNatts(tuple.t_data);
+	if (!SlimHeaderHasTail(tuple.t_data) || prefix_natts >= rp->last)
+		return NULL;
+	stored_natts = slim_read_row(&tuple, rp->desc, rp->values, rp->isnull);
+	if (!slim_prefix_hides(rp->attrs, rp->whole_row, prefix_natts,
+						   stored_natts, rp->isnull))
+		return NULL;
+
+	/*
+	 * The same attributes stored, no more, no fewer: those past them read
+	 * as their "missing" values (fast defaults) or NULL before and after,
+	 * and a stored NULL stays stored (T1).
+	 */
+	for (i = stored_natts; i < rp->desc->natts; i++)
+		rp->isnull[i] = true;
+	return slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
+						   stored_natts, rp->prefix_natts);
+}
+
+/*
+ * Form every row of the page (cleanup-locked) that must be re-laid, as far
+ * as the page has room: into offsets and rows, their number returned.
+ * *short_of_room: a row was left for want of room.
+ */
+static int
+slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
+					  OffsetNumber *offsets, HeapTuple *rows,
+					  bool *short_of_room)
+{
+	Page		page = BufferGetPage(buf);
+	PageHeader	phdr = (PageHeader) page;
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber offnum;
+	long		room = (long) phdr->pd_upper - (long) phdr->pd_lower;
+	int			n = 0;
+
+	*short_of_room = false;
+	for (offnum = FirstOffsetNumber; offnum <= maxoff; offnum++)
+	{
+		HeapTuple	row = slim_relayout_form(rp, page, offnum,
+											 BufferGetBlockNumber(buf));
+		long		grows;
+
+		if (row == NULL)
+			continue;
+		grows = (long) MAXALIGN(row->t_len) -
+			(long) MAXALIGN(ItemIdGetLength(PageGetItemId(page, offnum)));
+		if (grows > room)
+		{
+			*short_of_room = true;
+			continue;
+		}
+		room -= grows;
+		offsets[n] = offnum;
+		rows[n++] = row;
+	}
+	return n;
+}
+
+/* write rows over the page's (cleanup-locked) and log it */
+static void
+slim_relayout_write(SlimRelayoutPass *rp, Buffer buf,
+					const OffsetNumber *offsets, HeapTuple *rows, int n)
+{
+	Page		page = BufferGetPage(buf);
+	bool		needs_wal = RelationNeedsWAL(rp->rel);
+	StringInfoData wal;
+	int			i;
+
+	/* the record's data, made before the critical section */
+	initStringInfo(&wal);
+	for (i = 0; needs_wal && i < n; i++)
+	{
+		SlimRelayoutEntry entry;
+
+		entry.offnum = offsets[i];
+		entry.len = rows[i]->t_len - SLIM_RELAYOUT_BODY_OFFSET;
+		appendBinaryStringInfo(&wal, (char *) &entry, sizeof(entry));
+		appendBinaryStringInfo(&wal, (char *) rows[i]->t_data +
+							   SLIM_RELAYOUT_BODY_OFFSET, entry.len);
+	}
+
+	START_CRIT_SECTION();
+	for (i = 0; i < n; i++)
+	{
+		if (!slim_relayout_apply(page, offsets[i],
+								 (char *) rows[i]->t_data +
+								 SLIM_RELAYOUT_BODY_OFFSET,
+								 rows[i]->t_len - SLIM_RELAYOUT_BODY_OFFSET))
+			elog(PANIC, "could not re-lay out row (%u,%u) of \"%s\"",
+				 BufferGetBlockNumber(buf), offsets[i],
+				 RelationGetRelationName(rp->rel));
+	}
+	MarkBufferDirty(buf);
+	if (needs_wal)
+	{
+		XLogRecPtr	recptr;
+		uint16		nrows = n;
+
+		XLogBeginInsert();
+		XLogRegisterData((char *) &nrows, sizeof(nrows));
+		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
+		XLogRegisterBufData(0, wal.data, wal.len);
+		recptr = XLogInsert(SLIM_RMGR_ID, XLOG_SLIM_RELAYOUT);
+		PageSetLSN(page, recptr);
+	}
+	END_CRIT_SECTION();
+	rp->relaid += n;
+}
+
+/*
+ * Whether a row of the page (share-locked) may hide a value: a tail that
+ * starts before the last attribute the indexes read.  Most pages have
+ * none, and are left at that, without a cleanup lock.
+ */
+static bool
+slim_relayout_needed(SlimRelayoutPass *rp, Page page)
+{
+	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
+	OffsetNumber offnum;
+
+	for (offnum = FirstOffsetNumber; offnum <= maxoff; offnum++)
+	{
+		ItemId		lp = PageGetItemId(page, offnum);
+		HeapTupleHeader td;
+
+		if (!ItemIdIsNormal(lp))
+			continue;
+		td = (HeapTupleHeader) PageGetItem(page, lp);
+		if (SlimHeaderHasTail(td) && HeapTupleHeaderGetNatts(td) < rp->last)
+			return true;
+	}
+	return false;
+}
+
+/* re-lay out the rows of one block that hide a value */
+static void
+slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
+{
+	Buffer		buf = ReadBufferExtended(rp->rel, MAIN_FORKNUM, blkno,
+										 RBM_NORMAL, rp->strategy);
+	OffsetNumber offsets[MaxHeapTuplesPerPage];
+	HeapTuple	rows[MaxHeapTuplesPerPage];
+	bool		pruned = false;
+	bool		short_of_room;
+	bool		needed;
+	int			n;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	needed = slim_relayout_needed(rp, BufferGetPage(buf));
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (!needed)
+	{
+		ReleaseBuffer(buf);
+		return;
+	}
+
+	for (;;)
+	{
+		if (!slim_relayout_lock(buf))
+		{
+			rp->complete = false;
+			ReleaseBuffer(buf);
+			return;
+		}
+		n = slim_relayout_collect(rp, buf, offsets, rows, &short_of_room);
+		if (!short_of_room || pruned)
+			break;
+		/* dead rows may make room: prune as a read would, once */
+		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+		MemoryContextReset(rp->page_cxt);
+		heap_page_prune_opt(rp->rel, buf);
+		pruned = true;
+	}
+	if (short_of_room)
+		rp->complete = false;
+	if (n > 0)
+		slim_relayout_write(rp, buf, offsets, rows, n);
+	UnlockReleaseBuffer(buf);
+	MemoryContextReset(rp->page_cxt);
+}
+
+/*
+ * Re-lay out, in place, every row of rel whose prefix hides a value of
+ * attrs (what its indexes read, the last of them last), with rel's prefix
+ * floor as slim_get_relinfo() gives it now.  Every row with storage is
+ * looked at, whoever sees it.  Returns whether no such row is left;
+ * *relaid: how many were re-laid.  The caller holds a lock that keeps
+ * rows from being written with a lower floor (C1).
+ */
+bool
+slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
+					int last, uint64 *relaid)
+{
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+	SlimRelayoutPass rp;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber blkno;
+	MemoryContext oldcxt;
+
+	Assert(slim_relayout_possible(rel));
+	memset(&rp, 0, sizeof(rp));
+	rp.rel = rel;
+	rp.desc = RelationGetDescr(rel);
+	rp.attrs = attrs;
+	rp.whole_row = whole_row;
+	rp.last = last;
+	/* full mode would store every attribute, the missing ones as NULLs */
+	rp.mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
+		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
+	rp.prefix_natts = info->prefix_natts;
+	rp.values = palloc(rp.desc->natts * sizeof(Datum));
+	rp.isnull = palloc(rp.desc->natts * sizeof(bool));
+	rp.strategy = GetAccessStrategy(BAS_VACUUM);
+	rp.page_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										"slimheap re-layout",
+										ALLOCSET_DEFAULT_SIZES);
+	rp.complete = true;
+
+	oldcxt = MemoryContextSwitchTo(rp.page_cxt);
+	for (blkno = 0; blkno < nblocks; blkno++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		slim_relayout_block(&rp, blkno);
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	MemoryContextDelete(rp.page_cxt);
+	FreeAccessStrategy(rp.strategy);
+	pfree(rp.values);
+	pfree(rp.isnull);
+	*relaid = rp.relaid;
+	return rp.complete;
+}

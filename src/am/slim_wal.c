@@ -1,0 +1,116 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_wal.c
+ *	  slimheap's WAL resource manager: the record of rows re-laid in place.
+ *
+ * A custom resource manager can only be registered while the library is
+ * loaded through shared_preload_libraries, and a server that replays or
+ * decodes its records needs it registered too (a standby without it stops
+ * at the first record; README.md, "WAL").  So slimheap writes its records
+ * only when it was registered here; elsewhere the callers do without
+ * (slim_relayout_possible()).
+ *
+ * Redo takes a cleanup lock of the page, as pruning's does: a hot
+ * standby's queries read rows holding only a pin, and the re-layout moves
+ * the bytes of other rows of the page.  Logical decoding has nothing to
+ * decode: the rows' values and versions are unchanged.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_wal.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heapam_xlog.h"
+#include "access/xlog_internal.h"
+#include "access/xlogutils.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+
+#include "slim_relayout.h"
+
+static bool slim_rmgr_registered = false;
+
+static RmgrData slim_rmgr = {
+	.rm_name = SLIM_RMGR_NAME,
+	.rm_redo = slim_wal_redo,
+	.rm_desc = slim_wal_desc,
+	.rm_identify = slim_wal_identify,
+	/* the pages are heap's: wal_consistency_checking masks them as heap's */
+	.rm_mask = heap_mask,
+};
+
+/* from _PG_init(): registers the resource manager when preloading */
+void
+slim_wal_init(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	RegisterCustomRmgr(SLIM_RMGR_ID, &slim_rmgr);
+	slim_rmgr_registered = true;
+}
+
+bool
+slim_wal_registered(void)
+{
+	return slim_rmgr_registered;
+}
+
+void
+slim_wal_redo(XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	Buffer		buf;
+
+	if (info != XLOG_SLIM_RELAYOUT)
+		elog(PANIC, "slimheap redo: unknown op code %u", info);
+
+	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true,
+									  &buf) == BLK_NEEDS_REDO)
+	{
+		Page		page = BufferGetPage(buf);
+		Size		len;
+		char	   *data = XLogRecGetBlockData(record, 0, &len);
+		char	   *end = data + len;
+
+		while (data < end)
+		{
+			SlimRelayoutEntry entry;
+
+			memcpy(&entry, data, sizeof(entry));
+			data += sizeof(entry);
+			if (!slim_relayout_apply(page, entry.offnum, data, entry.len))
+				elog(PANIC, "slimheap redo: could not re-lay out row at offset %u",
+					 entry.offnum);
+			data += entry.len;
+		}
+		PageSetLSN(page, record->EndRecPtr);
+		MarkBufferDirty(buf);
+	}
+	if (BufferIsValid(buf))
+		UnlockReleaseBuffer(buf);
+}
+
+/* pg_waldump and wal_debug: how many rows the record re-lays */
+void
+slim_wal_desc(StringInfo buf, XLogReaderState *record)
+{
+	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
+	uint16		nrows;
+
+	if (info != XLOG_SLIM_RELAYOUT || XLogRecGetDataLen(record) < sizeof(nrows))
+		return;
+	memcpy(&nrows, XLogRecGetData(record), sizeof(nrows));
+	appendStringInfo(buf, "rows: %u", (unsigned int) nrows);
+}
+
+const char *
+slim_wal_identify(uint8 info)
+{
+	if ((info & ~XLR_INFO_MASK) == XLOG_SLIM_RELAYOUT)
+		return "RELAYOUT";
+	return NULL;
+}
