@@ -42,7 +42,7 @@ sub new
 		min_seconds => $opts{min_seconds} // 900,
 		session_opts => $opts{session} // {},
 		stats => { schemas => 0, steps => 0, columns_max => 0, modes => {},
-			tail_rows => 0, index_builds => 0 },
+			tail_rows => 0, index_builds => 0, observed_builds => 0 },
 	}, $class;
 	$self->{sess} = SlimFuzz::Session->new(%{ $self->{session_opts} });
 	$self->_setup;
@@ -72,6 +72,9 @@ sub _setup
 	# pageinspect, to count the compress twin's tail rows (optional)
 	my $pi = $s->query('CREATE EXTENSION IF NOT EXISTS pageinspect');
 	$self->{pageinspect} = $pi->{err} eq '' && !$pi->{lost};
+	# amcheck, to check the slimheap twin's indexes (optional)
+	my $am = $s->query('CREATE EXTENSION IF NOT EXISTS amcheck');
+	$self->{amcheck} = $am->{err} eq '' && !$am->{lost};
 	$self->_log("slimfuzz: null_bitmap changes via ",
 		$self->{mode_via} eq 'alter' ? 'ALTER TABLE ... SET' : 'pg_class.reloptions');
 	return;
@@ -163,13 +166,120 @@ sub _check
 	return { class => 'crash', detail => $r->{err} } if $r->{lost};
 	return { class => 'check-error', detail => $r->{err} } if $r->{err} ne '';
 	return { class => 'verify', detail => $r->{out} } if $r->{out} ne '';
+	return undef unless $self->{amcheck};
+
+	# every valid B-tree index of the slimheap twin holds its rows
+	$r = $self->_q(
+		"SELECT count(bt_index_check(i.indexrelid, true)) FROM pg_index i "
+		  . "JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam "
+		  . "WHERE i.indrelid = 'fz_s'::regclass AND i.indisvalid AND a.amname = 'btree'");
+	return { class => 'crash', detail => $r->{err} } if $r->{lost};
+	return { class => 'index', detail => $r->{err} } if $r->{err} ne '';
 	return undef;
+}
+
+# What both twins printed for the same SQL must be equal: undef or a
+# failure.
+sub _compare
+{
+	my ($rh, $rs) = @_;
+	return { class => 'crash', detail => "on heap:\n$rh->{err}" } if $rh->{lost};
+	return { class => 'crash', detail => $rs->{err} } if $rs->{lost};
+	if (_errors($rh->{err}) ne _errors($rs->{err}))
+	{
+		return { class => 'errors',
+			detail => "heap said:\n$rh->{err}\nslimheap said:\n$rs->{err}" };
+	}
+	if (_out($rh->{out}) ne _out($rs->{out}))
+	{
+		return { class => 'output',
+			detail => "heap printed:\n$rh->{out}\nslimheap printed:\n$rs->{out}" };
+	}
+	return undef;
+}
+
+# The sessions that run an observed build, one per twin, so that both
+# builds run while the reader's snapshot is open (a CONCURRENTLY build
+# waits for it to end before it finishes).
+sub _watchers
+{
+	my ($self) = @_;
+	$self->{watchers} //= {
+		map { $_ => SlimFuzz::Session->new(%{ $self->{session_opts} }) }
+		  qw(heap slim)
+	};
+	return $self->{watchers};
+}
+
+# The event trigger of an observed build: at the end of a CREATE INDEX on
+# either twin, the same UPDATE of that twin.
+sub _trigger_sql
+{
+	my ($update) = @_;
+	my $branches = join('', map {
+		sprintf("    %s t = '%s'::regclass THEN %s;\n",
+			$_ eq 'heap' ? 'IF' : 'ELSIF', $TABLE{$_}, _render($update, $TABLE{$_}))
+	} qw(heap slim));
+	return "CREATE OR REPLACE FUNCTION fz_evt() RETURNS event_trigger LANGUAGE plpgsql AS \$fz\$\n"
+	  . "DECLARE t regclass;\nBEGIN\n"
+	  . "  FOR t IN SELECT i.indrelid::regclass FROM pg_event_trigger_ddl_commands() c\n"
+	  . "             JOIN pg_index i ON i.indexrelid = c.objid WHERE c.command_tag = 'CREATE INDEX' LOOP\n"
+	  . $branches . "    END IF;\n  END LOOP;\nEND\n\$fz\$;\n"
+	  . "CREATE EVENT TRIGGER fz_evt ON ddl_command_end WHEN TAG IN ('CREATE INDEX') EXECUTE FUNCTION fz_evt()";
+}
+
+# An observed build (SlimFuzz::Gen::_observed_build): this session opens a
+# REPEATABLE READ transaction and reads both twins; a session per twin
+# writes, then builds; this session reads again, within its snapshot
+# (which must not see the write, nor anything of the builds), compares the
+# twins there, and commits; then the builds' results are compared.
+sub _observed
+{
+	my ($self, $step) = @_;
+	my $w = $self->_watchers;
+	my $fail;
+
+	if ($step->{trigger})
+	{
+		my $r = $self->_q(_trigger_sql($step->{trigger}));
+		return { class => 'crash', detail => $r->{err} } if $r->{lost};
+		return { class => 'setup', detail => $r->{err} } if $r->{err} ne '';
+	}
+	$self->_q('BEGIN ISOLATION LEVEL REPEATABLE READ');
+	my @before = map { $self->_q(_render($step->{probe}, $TABLE{$_})) } qw(heap slim);
+	$fail = _compare(@before)
+	  // _compare(map { $w->{$_}->query(_render($step->{write}, $TABLE{$_})) } qw(heap slim));
+	if (!$fail)
+	{
+		$w->{$_}->send(_render($step->{sql}, $TABLE{$_})) for qw(heap slim);
+		my @after = map { $self->_q(_render($step->{probe}, $TABLE{$_})) } qw(heap slim);
+		$fail = _compare(@after);
+		$fail //= { class => 'snapshot', detail => "before the build:\n$before[1]{out}\nafter it, in the same snapshot:\n$after[1]{out}" }
+		  if $after[1]{out} ne $before[1]{out};
+		my $r = $self->_q('SELECT (SELECT count(*) FROM (TABLE fz_h EXCEPT ALL TABLE fz_s) a) || \' \' || '
+			  . '(SELECT count(*) FROM (TABLE fz_s EXCEPT ALL TABLE fz_h) b)');
+		$fail //= { class => 'snapshot', detail => "the twins differ in the reader's snapshot: $r->{out}$r->{err}" }
+		  if $r->{lost} || $r->{err} ne '' || $r->{out} !~ /^0 0$/m;
+		$self->_q('COMMIT');
+		$fail = _compare(map { $w->{$_}->collect } qw(heap slim)) // $fail;
+	}
+	else
+	{
+		$self->_q('COMMIT');
+	}
+	$self->{lost} = 1 if $fail && $fail->{class} eq 'crash';
+	$self->_q('DROP EVENT TRIGGER IF EXISTS fz_evt') if $step->{trigger};
+	$self->{stats}{index_builds}++;
+	$self->{stats}{observed_builds}++;
+	return $fail;
 }
 
 # Run one step on both twins; returns undef or a failure.
 sub _step
 {
 	my ($self, $step) = @_;
+
+	return $self->_observed($step) if $step->{observed};
 
 	if ($step->{mode})
 	{
@@ -183,25 +293,13 @@ sub _step
 	my $rh = $self->_q(_render($step->{sql}, $TABLE{heap}));
 	return { class => 'crash', detail => "on heap:\n$rh->{err}" } if $rh->{lost};
 	my $rs = $self->_q(_render($step->{sql}, $TABLE{slim}));
-	return { class => 'crash', detail => $rs->{err} } if $rs->{lost};
 
 	# a failed statement inside BEGIN leaves the block for COMMIT/ROLLBACK,
 	# which every transaction step ends with; nothing can be left open
 
-	my ($eh, $es) = (_errors($rh->{err}), _errors($rs->{err}));
 	# every index is built on both twins, whatever the rows store
 	$self->{stats}{index_builds}++ if $step->{sql} =~ /^\s*CREATE\s+(?:UNIQUE\s+)?INDEX\b/i;
-	if ($eh ne $es)
-	{
-		return { class => 'errors',
-			detail => "heap said:\n$rh->{err}\nslimheap said:\n$rs->{err}" };
-	}
-	if (_out($rh->{out}) ne _out($rs->{out}))
-	{
-		return { class => 'output',
-			detail => "heap printed:\n$rh->{out}\nslimheap printed:\n$rs->{out}" };
-	}
-	return undef;
+	return _compare($rh, $rs);
 }
 
 # Create the twins, run the steps of $case whose indexes are in @$subset,
@@ -214,6 +312,7 @@ sub run_case
 	{
 		$self->{sess}->reconnect;
 		$self->{lost} = 0;
+		delete $self->{watchers};	# their sessions went with the server
 	}
 
 	my $r = $self->_q('DROP TABLE IF EXISTS fz_h, fz_s');
@@ -355,6 +454,16 @@ sub _write_repro
 		if ($step->{mode})
 		{
 			print $fh $self->_mode_sql($step->{sql}, $step->{prefix}), ";\n";
+			next;
+		}
+		if ($step->{observed})
+		{
+			print $fh "-- an observed build: run in a second session, while a first one\n"
+			  . "-- holds BEGIN ISOLATION LEVEL REPEATABLE READ and has read both twins\n";
+			print $fh _trigger_sql($step->{trigger}), ";\n" if $step->{trigger};
+			print $fh _render($step->{write}, $_), ";\n" for 'fz_h', 'fz_s';
+			print $fh _render($step->{sql}, $_), ";\n" for 'fz_h', 'fz_s';
+			print $fh "DROP EVENT TRIGGER IF EXISTS fz_evt;\n" if $step->{trigger};
 			next;
 		}
 		print $fh _render($step->{sql}, $_), ";\n" for 'fz_h', 'fz_s';

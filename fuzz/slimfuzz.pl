@@ -44,10 +44,10 @@ if (!$fuzz)
 }
 $| = 1;
 my $result = $fuzz->run;
-printf "slimfuzz: %d schemas (widest %d columns), %d steps; modes: %s; %d rows with a compressed tail, %d indexes built after loads%s\n",
+printf "slimfuzz: %d schemas (widest %d columns), %d steps; modes: %s; %d rows with a compressed tail, %d indexes built after loads (%d watched by other sessions)%s\n",
   $result->{schemas}, $result->{columns_max}, $result->{steps},
   join(', ', map { "$_ $result->{modes}{$_}" } sort keys %{ $result->{modes} }),
-  $result->{tail_rows}, $result->{index_builds},
+  $result->{tail_rows}, $result->{index_builds}, $result->{observed_builds},
   $result->{failure} ? ", FAILED (class $result->{failure}{class})" : ', all equal and verified';
 $fuzz->{sess}->close;
 exit($result->{failure} ? 1 : 0);

@@ -659,6 +659,32 @@ sub _index
 	  : "CREATE INDEX \@T_$name ON \@T (k) INCLUDE ($col->{name}) WHERE $col->{name} IS NOT NULL";
 }
 
+# An index build (plain, CONCURRENTLY, UNIQUE) that other sessions watch
+# (SlimFuzz::_observed): a write, then the build, while a REPEATABLE READ
+# transaction taken before the write reads both twins; sometimes an event
+# trigger at the build's end updates the table.
+sub _observed_build
+{
+	my ($self) = @_;
+	my @cols = $self->_data_cols;
+	return undef unless @cols;
+	my $col = $self->pick(@cols);
+	my $name = 'o' . $self->irand(1, 1000000);
+	my $kind = $self->pick('', 'CONCURRENTLY ', 'UNIQUE ', 'UNIQUE CONCURRENTLY ');
+	my $unique = $kind =~ /UNIQUE/ ? 'UNIQUE ' : '';
+	my $concurrently = $kind =~ /CONCURRENTLY/ ? 'CONCURRENTLY ' : '';
+	my $write = $self->_update // $self->_insert;
+	my $trigger = $self->chance(0.4) ? $self->_update : undef;
+	$self->{indexes}{$name} = 1;
+	return {
+		observed => 1,
+		write => $write,
+		sql => "CREATE ${unique}INDEX $concurrently\@T_$name ON \@T ($col->{name})",
+		trigger => $trigger,
+		probe => $self->_probe,
+	};
+}
+
 # Row locks leave lock-only xmax bits on the rows (with HEAP_KEYS_UPDATED
 # for FOR UPDATE), which later steps update, prune or freeze.
 sub _lock
@@ -714,7 +740,7 @@ sub step
 			delete => $full ? 12 : 3, upsert => 2, transaction => 3,
 			add_column => 2.5, drop_column => 1, alter_type => 1,
 			set_default => 1, index => 1.5, maintenance => 4, mode => 1.5,
-			probe => 3, lock => 1);
+			probe => 3, lock => 1, observed_build => 1);
 		my $sql;
 		if ($kind eq 'mode')
 		{
@@ -722,6 +748,7 @@ sub step
 			return { sql => $self->{mode}, mode => 1, prefix => $self->_prefix_columns };
 		}
 		$sql = $self->can("_$kind")->($self);
+		return $sql if ref $sql;
 		return { sql => $sql } if defined $sql;
 	}
 	return { sql => 'VACUUM @T' };

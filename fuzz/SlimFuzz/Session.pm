@@ -60,8 +60,16 @@ sub _start
 sub query
 {
 	my ($self, $sql) = @_;
+	$self->send($sql);
+	return $self->collect;
+}
+
+# Start running $sql and return at once (one statement at a time: collect
+# it before the next send).
+sub send
+{
+	my ($self, $sql) = @_;
 	my $mark = '__slimfuzz_mark_' . ++$self->{calls} . '__';
-	my $mark_re = qr/^\Q$mark\E\n/m;
 
 	$self->{out} = '';
 	$self->{err} = '';
@@ -69,8 +77,19 @@ sub query
 	# with its own line)
 	$sql .= ';' unless $sql =~ /;\s*\z/ || $sql =~ /^\\\.\z/m;
 	$self->{in} .= "$sql\n\\echo $mark\n\\warn $mark\n";
-	$self->{timer}->start($self->{timeout});
+	$self->{mark} = $mark;
+	# let psql have it now: the statement may wait for another session's
+	$self->{h}->pump_nb while length $self->{in};
+	return;
+}
 
+# Wait for what send() started: { out => ..., err => ..., lost => 0|1 }.
+sub collect
+{
+	my ($self) = @_;
+	my $mark_re = qr/^\Q$self->{mark}\E\n/m;
+
+	$self->{timer}->start($self->{timeout});
 	my $lost = 0;
 	eval {
 		while ($self->{out} !~ $mark_re || $self->{err} !~ $mark_re)
