@@ -506,9 +506,9 @@ index_round() {
 	local lsn
 	lsn=$(val "SELECT pg_current_wal_lsn()")
 	record "$w" "" "index build on c403 (after load)" ms "$v" "$(ms "CREATE INDEX ${t}_ix_c403 ON ${t}_ix (c403)")"
-	record "$w" "" "index build on c403 (after load), WAL" kB "$v" \
+	record "$w" "" "index build on c403 (after load): WAL" kB "$v" \
 		"$(val "SELECT round(pg_wal_lsn_diff(pg_current_wal_lsn(), '$lsn') / 1024.0, 1)")"
-	record "$w" "" "index build on c403 (after load), rows moved" rows "$v" \
+	record "$w" "" "index build on c403 (after load): rows moved" rows "$v" \
 		"$(val "SELECT count(*) FROM ${t}_ix x JOIN ${t}_ix_ctid b USING (id) WHERE x.ctid <> b.t")"
 	checkpoint
 	record "$w" "" "index build on c403 (rows in place)" ms "$v" "$(ms "CREATE INDEX ${t}_ix_c403b ON ${t}_ix (c403)")"

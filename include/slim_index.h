@@ -37,9 +37,8 @@ typedef struct SlimMover
 	uint64		moved;
 } SlimMover;
 
-extern bool slim_prefix_hides(const Bitmapset *attrs, bool whole_row,
-							  int prefix_natts, int stored_natts,
-							  const bool *isnull);
+extern bool slim_tail_hides(HeapTupleHeader td, TupleDesc desc,
+							const Bitmapset *attrs, bool whole_row);
 extern int	slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values,
 						  bool *isnull);
 extern SlimMover *slim_mover_begin(Relation rel, Oid building);

@@ -280,6 +280,8 @@ extern const uint8 slim_group_align[SLIM_FIXED_GROUPS];
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_read_map(const char **pp, SlimTailEncoding encoding,
 						  int first, int ntail, int16 *positions);
+extern int	slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc,
+								int16 *positions);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,

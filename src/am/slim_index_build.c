@@ -191,9 +191,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 	SlimBuildState *bs = (SlimBuildState *) state;
 	HeapTuple	tuple = &bs->hscan->rs_ctup;
 	HeapTupleHeader td = tuple->t_data;
-	int			prefix_natts = HeapTupleHeaderGetNatts(td);
-	bool		tail = SlimHeaderHasTail(td);
-	bool		hidden = false;
+	bool		hidden;
 	Datum		real_values[INDEX_MAX_KEYS];
 	bool		real_isnull[INDEX_MAX_KEYS];
 	TupleTableSlot *slot;
@@ -202,8 +200,13 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 	if (tupleIsAlive)
 		bs->live_rows++;
 
+	/* heap's reading of the row is right unless its tail hides a value */
+	hidden = HeapTupleHeaderGetNatts(td) < bs->last_attr &&
+		slim_tail_hides(td, RelationGetDescr(bs->rel), bs->attrs,
+						bs->whole_row);
+
 	/* the common case: heap has read what the row holds */
-	if (!bs->hollow && (!tail || prefix_natts >= bs->last_attr))
+	if (!bs->hollow && !hidden)
 	{
 		bs->callback(index, tid, values, isnull, tupleIsAlive,
 					 bs->callback_state);
@@ -212,17 +215,13 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	econtext = GetPerTupleExprContext(bs->estate);
 	ResetExprContext(econtext);
-	if (tail && prefix_natts < bs->last_attr)
+	if (hidden)
 	{
-		int			stored_natts;
-
 		slot = bs->row;
 		ExecClearTuple(slot);
-		stored_natts = slim_read_row(tuple, slot->tts_tupleDescriptor,
-									 slot->tts_values, slot->tts_isnull);
+		(void) slim_read_row(tuple, slot->tts_tupleDescriptor,
+							 slot->tts_values, slot->tts_isnull);
 		ExecStoreVirtualTuple(slot);
-		hidden = slim_prefix_hides(bs->attrs, bs->whole_row, prefix_natts,
-								   stored_natts, slot->tts_isnull);
 	}
 	else
 	{

@@ -44,24 +44,29 @@
 #include "slimheap.h"
 
 /*
- * Whether heap's reading of a tail row (prefix_natts attributes, the rest
- * NULL or missing) differs from the row in an attribute of attrs: a value
- * stored in the tail, past the prefix (stored_natts: prefix and tail).
+ * Whether heap's reading of row td (its prefix, the rest NULL or missing)
+ * differs from the row in an attribute of attrs (as pull_varattnos offsets
+ * them): a value stored in its tail.  A whole-row reference reads every
+ * attribute, and a tail always ends with a value.  Reads the tail's map,
+ * no value.
  */
 bool
-slim_prefix_hides(const Bitmapset *attrs, bool whole_row, int prefix_natts,
-				  int stored_natts, const bool *isnull)
+slim_tail_hides(HeapTupleHeader td, TupleDesc desc, const Bitmapset *attrs,
+				bool whole_row)
 {
-	int			x = -1;
+	int16		positions[MaxTupleAttributeNumber];
+	int			n;
+	int			i;
 
+	if (!SlimHeaderHasTail(td))
+		return false;
 	if (whole_row)
-		return stored_natts > prefix_natts;		/* a tail ends with a value */
-	while ((x = bms_next_member(attrs, x)) >= 0)
+		return true;
+	n = slim_tail_positions(td, desc, positions);
+	for (i = 0; i < n; i++)
 	{
-		int			attnum = x + FirstLowInvalidHeapAttributeNumber;
-
-		if (attnum > prefix_natts && attnum <= stored_natts &&
-			!isnull[attnum - 1])
+		if (bms_is_member(positions[i] + 1 - FirstLowInvalidHeapAttributeNumber,
+						  attrs))
 			return true;
 	}
 	return false;
@@ -176,7 +181,6 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		TM_Result	result;
 		Snapshot	snapshot;
 		HeapTuple	newer;
-		int			stored_natts;
 #if PG_VERSION_NUM >= 160000
 		TU_UpdateIndexes update_indexes;
 #else
@@ -230,14 +234,10 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		}
 		UnregisterSnapshot(snapshot);
 		newer = ((BufferHeapTupleTableSlot *) mv->fetched)->base.tuple;
-		if (!SlimHeaderHasTail(newer->t_data))
+		if (!slim_tail_hides(newer->t_data, desc, mv->attrs, mv->whole_row))
 			return;
-		stored_natts = slim_read_row(newer, desc, mv->fetched->tts_values,
-									 mv->fetched->tts_isnull);
-		if (!slim_prefix_hides(mv->attrs, mv->whole_row,
-							   HeapTupleHeaderGetNatts(newer->t_data),
-							   stored_natts, mv->fetched->tts_isnull))
-			return;
+		(void) slim_read_row(newer, desc, mv->fetched->tts_values,
+							 mv->fetched->tts_isnull);
 		values = mv->fetched->tts_values;
 		isnull = mv->fetched->tts_isnull;
 	}
@@ -312,16 +312,12 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
 	{
 		HeapTuple	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
-		int			prefix_natts = HeapTupleHeaderGetNatts(tuple->t_data);
-		int			stored_natts;
 
 		CHECK_FOR_INTERRUPTS();
-		if (!SlimHeaderHasTail(tuple->t_data) || prefix_natts >= last)
+		if (HeapTupleHeaderGetNatts(tuple->t_data) >= last ||
+			!slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
 			continue;
-		stored_natts = slim_read_row(tuple, desc, values, isnull);
-		if (!slim_prefix_hides(attrs, whole_row, prefix_natts, stored_natts,
-							   isnull))
-			continue;
+		(void) slim_read_row(tuple, desc, values, isnull);
 		if (xact_snapshot != InvalidSnapshot)
 			slim_move_check(rel, xact_snapshot, slot);
 		slim_move_row(mover, &tuple->t_self, values, isnull);

@@ -35,9 +35,12 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -61,7 +64,8 @@ typedef struct SlimRelayoutPass
 	const Bitmapset *attrs;		/* what the indexes read */
 	bool		whole_row;
 	int			last;			/* the last attribute they read */
-	SlimNullBitmap mode;		/* compress or truncate, and the prefix floor */
+	SlimNullBitmap mode;		/* compress or truncate, with the floors */
+	int			min_natts;
 	int			prefix_natts;
 	Datum	   *values;
 	bool	   *isnull;
@@ -128,6 +132,37 @@ slim_relayout_lock(Buffer buf)
 }
 
 /*
+ * Whether the row was inserted by a transaction that aborted: never read
+ * by anyone, and possibly laid out for another descriptor (the rows of an
+ * aborted ADD COLUMN have more attributes than the relation has).
+ */
+static bool
+slim_relayout_aborted(HeapTupleHeader td)
+{
+	TransactionId xmin;
+
+	if (HeapTupleHeaderXminCommitted(td))
+		return false;
+	if (HeapTupleHeaderXminInvalid(td))
+		return true;
+	xmin = HeapTupleHeaderGetRawXmin(td);
+	if (!TransactionIdIsNormal(xmin) ||
+		TransactionIdIsCurrentTransactionId(xmin) ||
+		TransactionIdIsInProgress(xmin))
+		return false;
+	return !TransactionIdDidCommit(xmin);
+}
+
+/* whether the row td must be re-laid: its prefix hides a value */
+static bool
+slim_relayout_wanted(SlimRelayoutPass *rp, HeapTupleHeader td)
+{
+	return HeapTupleHeaderGetNatts(td) < rp->last &&
+		SlimHeaderHasTail(td) && !slim_relayout_aborted(td) &&
+		slim_tail_hides(td, rp->desc, rp->attrs, rp->whole_row);
+}
+
+/*
  * The row at offnum formed again with the pass's floors, if its prefix
  * hides a value the indexes read; else NULL.
  */
@@ -137,7 +172,6 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 {
 	ItemId		lp = PageGetItemId(page, offnum);
 	HeapTupleData tuple;
-	int			prefix_natts;
 	int			stored_natts;
 	int			i;
 
@@ -147,23 +181,23 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 	tuple.t_len = ItemIdGetLength(lp);
 	tuple.t_tableOid = RelationGetRelid(rp->rel);
 	ItemPointerSet(&tuple.t_self, blkno, offnum);
-	prefix_natts = HeapTupleHeaderGetNatts(tuple.t_data);
-	if (!SlimHeaderHasTail(tuple.t_data) || prefix_natts >= rp->last)
+	if (!slim_relayout_wanted(rp, tuple.t_data))
 		return NULL;
 	stored_natts = slim_read_row(&tuple, rp->desc, rp->values, rp->isnull);
-	if (!slim_prefix_hides(rp->attrs, rp->whole_row, prefix_natts,
-						   stored_natts, rp->isnull))
-		return NULL;
 
 	/*
-	 * The same attributes stored, no more, no fewer: those past them read
-	 * as their "missing" values (fast defaults) or NULL before and after,
-	 * and a stored NULL stays stored (T1).
+	 * The same attributes stored, no more: those past them read as their
+	 * "missing" values (fast defaults) or NULL before and after.  The row's
+	 * last stored value is not NULL (a tail ends with a value), so no
+	 * stored NULL is left out (T1) and the former still makes a tail past
+	 * the prefix floor.
 	 */
 	for (i = stored_natts; i < rp->desc->natts; i++)
 		rp->isnull[i] = true;
+	Assert(!rp->isnull[stored_natts - 1]);
 	return slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
-						   stored_natts, rp->prefix_natts);
+						   Min(rp->min_natts, stored_natts),
+						   rp->prefix_natts);
 }
 
 /*
@@ -258,8 +292,7 @@ slim_relayout_write(SlimRelayoutPass *rp, Buffer buf,
 }
 
 /*
- * Whether a row of the page (share-locked) may hide a value: a tail that
- * starts before the last attribute the indexes read.  Most pages have
+ * Whether a row of the page (share-locked) hides a value: most pages have
  * none, and are left at that, without a cleanup lock.
  */
 static bool
@@ -276,7 +309,7 @@ slim_relayout_needed(SlimRelayoutPass *rp, Page page)
 		if (!ItemIdIsNormal(lp))
 			continue;
 		td = (HeapTupleHeader) PageGetItem(page, lp);
-		if (SlimHeaderHasTail(td) && HeapTupleHeaderGetNatts(td) < rp->last)
+		if (slim_relayout_wanted(rp, td))
 			return true;
 	}
 	return false;
@@ -357,6 +390,7 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 	/* full mode would store every attribute, the missing ones as NULLs */
 	rp.mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
 		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
+	rp.min_natts = info->min_natts;
 	rp.prefix_natts = info->prefix_natts;
 	rp.values = palloc(rp.desc->natts * sizeof(Datum));
 	rp.isnull = palloc(rp.desc->natts * sizeof(bool));

@@ -75,7 +75,10 @@ slim_wal_redo(XLogReaderState *record)
 		Size		len;
 		char	   *data = XLogRecGetBlockData(record, 0, &len);
 		char	   *end = data + len;
+		uint16		nrows;
+		int			n = 0;
 
+		memcpy(&nrows, XLogRecGetData(record), sizeof(nrows));
 		while (data < end)
 		{
 			SlimRelayoutEntry entry;
@@ -86,7 +89,10 @@ slim_wal_redo(XLogReaderState *record)
 				elog(PANIC, "slimheap redo: could not re-lay out row at offset %u",
 					 entry.offnum);
 			data += entry.len;
+			n++;
 		}
+		if (n != nrows)
+			elog(PANIC, "slimheap redo: record holds %d rows, says %u", n, nrows);
 		PageSetLSN(page, record->EndRecPtr);
 		MarkBufferDirty(buf);
 	}

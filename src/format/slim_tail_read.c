@@ -58,6 +58,9 @@ slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc)
 /*
  * The attribute numbers (0-based) of the values of a tail whose map starts
  * at *pp, into positions; *pp is left past the map.  Returns how many.
+ * None is past ntail, even in a row formed for a longer layout than the
+ * descriptor's (the dead rows of an aborted ADD COLUMN: callers that may
+ * meet one cap ntail at the descriptor and read no value of it).
  */
 int
 slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
@@ -84,6 +87,8 @@ slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
 			while (i < ntail)
 			{
 				i += slim_varint_get(&p);
+				if (i >= ntail)
+					break;		/* a row of a longer layout (see above) */
 				positions[n++] = first + i++;
 			}
 			break;
@@ -91,6 +96,9 @@ slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
 			for (i = 0; i < (ntail + 7) / 8; i++)
 			{
 				uint32		bits = (uint8) p[i];
+
+				if (i == ntail / 8)
+					bits &= (1U << (ntail % 8)) - 1;
 
 				while (bits != 0)
 				{
@@ -103,6 +111,23 @@ slim_read_map(const char **pp, SlimTailEncoding encoding, int first,
 	}
 	*pp = p;
 	return n;
+}
+
+/*
+ * The attribute numbers (0-based) of the values the tail of td holds, into
+ * positions (room for MaxTupleAttributeNumber); returns how many.  Reads
+ * the prefix's layout and the tail's map, no value.
+ */
+int
+slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc, int16 *positions)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *p = (char *) td + td->t_hoff + slim_prefix_end(td, tupdesc);
+	uint32		header = slim_varint_get(&p);
+	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
+
+	return slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+						 stored_natts - first, positions);
 }
 
 /*
