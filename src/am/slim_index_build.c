@@ -48,9 +48,11 @@
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/plancat.h"
+#include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
 #include "tcop/utility.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/inval.h"
@@ -103,6 +105,7 @@ typedef struct SlimBuildState
 	EState	   *estate;
 	TupleTableSlot *row;		/* a row with a tail: every column, decoded */
 	TupleTableSlot *stored;		/* a standard row, as heap stores it */
+	TupleTableSlot *succ;		/* the HOT successor of a row, decoded */
 	bool		move_now;		/* a concurrent build of a DDL statement */
 	SlimMover  *mover;			/* made when the first row must move */
 	double		live_rows;		/* rows heap called live */
@@ -180,6 +183,93 @@ slim_note_pending(Relation rel, double hidden_share)
 }
 
 /*
+ * Whether the index reads the same values in rows a and b (every
+ * attribute, decoded) for the attributes of bs.
+ */
+static bool
+slim_index_values_equal(const SlimBuildState *bs, TupleTableSlot *a,
+						TupleTableSlot *b)
+{
+	TupleDesc	desc = RelationGetDescr(bs->rel);
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (!bs->whole_row &&
+			!bms_is_member(i + 1 - FirstLowInvalidHeapAttributeNumber,
+						   bs->attrs))
+			continue;
+		if (a->tts_isnull[i] != b->tts_isnull[i] ||
+			(!a->tts_isnull[i] &&
+			 !datumIsEqual(a->tts_values[i], b->tts_values[i],
+						   att->attbyval, att->attlen)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * A concurrent build, at a row its snapshot sees that was updated as HOT
+ * since (by a transaction still running, or that committed after the
+ * snapshot was taken).  Heap indexes the row at its chain's root and no
+ * later version of the chain: right when the chain keeps the index's
+ * values, as every HOT update decided with the new index in view does.
+ * An update decided on a prefix that hid an indexed value (before the
+ * row was re-laid out) may have changed one all the same; such a chain
+ * would answer the index with a row of other values.  The build fails
+ * instead, with a serialization failure (README "Limits").
+ */
+static void
+slim_check_hot_successor(SlimBuildState *bs, HeapTuple tuple)
+{
+	Buffer		buf = bs->hscan->rs_cbuf;
+	Page		page = BufferGetPage(buf);
+	OffsetNumber next = ItemPointerGetOffsetNumber(&tuple->t_data->t_ctid);
+	HeapTupleData succ;
+	HeapTuple	copy = NULL;
+	ItemId		lp;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	if (ItemPointerGetBlockNumber(&tuple->t_data->t_ctid) ==
+		BufferGetBlockNumber(buf) &&
+		next >= FirstOffsetNumber && next <= PageGetMaxOffsetNumber(page) &&
+		ItemIdIsNormal(lp = PageGetItemId(page, next)))
+	{
+		succ.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		succ.t_len = ItemIdGetLength(lp);
+		succ.t_tableOid = RelationGetRelid(bs->rel);
+		ItemPointerSet(&succ.t_self, BufferGetBlockNumber(buf), next);
+		copy = heap_copytuple(&succ);
+	}
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	if (copy == NULL)
+		return;
+
+	ExecClearTuple(bs->row);
+	(void) slim_read_row(tuple, bs->row->tts_tupleDescriptor,
+						 bs->row->tts_values, bs->row->tts_isnull);
+	ExecStoreVirtualTuple(bs->row);
+	ExecClearTuple(bs->succ);
+	(void) slim_read_row(copy, bs->succ->tts_tupleDescriptor,
+						 bs->succ->tts_values, bs->succ->tts_isnull);
+	ExecStoreVirtualTuple(bs->succ);
+	if (!slim_index_values_equal(bs, bs->row, bs->succ))
+		ereport(ERROR,
+				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+				 errmsg("could not serialize access due to concurrent update"),
+				 errdetail("Row (%u,%u) of \"%s\" was updated as a HOT update of a version that kept an indexed column in its compressed tail while the index was being built.",
+						   ItemPointerGetBlockNumber(&tuple->t_self),
+						   ItemPointerGetOffsetNumber(&tuple->t_self),
+						   RelationGetRelationName(bs->rel)),
+				 errhint("Drop the invalid index and create it again.")));
+	ExecClearTuple(bs->row);
+	ExecClearTuple(bs->succ);
+	heap_freetuple(copy);
+}
+
+/*
  * Stands between heap's build scan and the index: heap has read the row at
  * bs->hscan->rs_ctup (the live member of a HOT chain, indexed at its root,
  * tid) as a heap row, and formed values from it unless bs->hollow.
@@ -199,6 +289,8 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	if (tupleIsAlive)
 		bs->live_rows++;
+	if (bs->move_now && HeapTupleHeaderIsHotUpdated(td))
+		slim_check_hot_successor(bs, tuple);
 
 	/* heap's reading of the row is right unless its tail hides a value */
 	hidden = HeapTupleHeaderGetNatts(td) < bs->last_attr &&
@@ -410,6 +502,7 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	bs.row = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 	bs.stored = MakeSingleTupleTableSlot(RelationGetDescr(rel),
 										 &TTSOpsBufferHeapTuple);
+	bs.succ = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 
 	/*
 	 * An index with expressions or a predicate is evaluated here only, on
@@ -499,6 +592,7 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		slim_mover_end(bs.mover);
 	ExecDropSingleTupleTableSlot(bs.row);
 	ExecDropSingleTupleTableSlot(bs.stored);
+	ExecDropSingleTupleTableSlot(bs.succ);
 	FreeExecutorState(bs.estate);
 	bms_free(bs.attrs);
 	return ntuples;
