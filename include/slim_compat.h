@@ -34,12 +34,19 @@
 #define SLIM_COMPAT_H
 
 #include "access/genam.h"
+#include "access/heapam.h"
 #include "access/hio.h"
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#if PG_VERSION_NUM >= 190000
+#include "commands/repack.h"
+#else
+#include "commands/cluster.h"
+#endif
+#include "storage/bufmgr.h"
 
-#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 190000
-#error "slimheap supports PostgreSQL 15 to 18 (README.md, docs/versions.md)"
+#if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
+#error "slimheap supports PostgreSQL 15 to 19 (README.md, docs/versions.md)"
 #endif
 
 /*
@@ -115,7 +122,12 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
  * IndexScanInstrumentation argument (for EXPLAIN's index search counts),
  * which internal scans such as CLUSTER's pass as NULL.
  */
-#if PG_VERSION_NUM >= 180000
+#if PG_VERSION_NUM >= 190000
+/* 19 also takes flags of the scan (SO_NONE: as before) */
+#define slim_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
+	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), (norderbys), \
+					SO_NONE)
+#elif PG_VERSION_NUM >= 180000
 #define slim_index_beginscan(heap, index, snapshot, nkeys, norderbys) \
 	index_beginscan((heap), (index), (snapshot), NULL, (nkeys), (norderbys))
 #else
@@ -162,6 +174,262 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
 #else
 #define slim_interval_is_infinite(iv)	((void) (iv), false)
 #define slim_interval_is_negative_infinity(iv)	((void) (iv), false)
+#endif
+
+/*
+ * A sequential scan of a table: 19's table_beginscan() takes flags of the
+ * scan too (SO_NONE: as before).
+ */
+#if PG_VERSION_NUM >= 190000
+#define slim_table_beginscan(rel, snapshot, nkeys, key) \
+	table_beginscan((rel), (snapshot), (nkeys), (key), SO_NONE)
+#else
+#define slim_table_beginscan(rel, snapshot, nkeys, key) \
+	table_beginscan((rel), (snapshot), (nkeys), (key))
+#endif
+
+/*
+ * The options of the table AM's write callbacks.  19 made the insert
+ * callbacks' options uint32 (int before), gave tuple_update and
+ * tuple_delete options of their own (and heap_update() too), and turned
+ * tuple_delete's changingPart into one of them.  The parameter lists below
+ * expand to what each version's callback takes: in a callback's
+ * definition, SLIM_xxx_PARAM; in a call, SLIM_xxx_ARG (the caller's own
+ * value), or SLIM_NO_UPDATE_OPTIONS for a call of our own;
+ * SLIM_UPDATE_OPTIONS_VALUE is the options as a value (0 before 19).
+ */
+#if PG_VERSION_NUM >= 190000
+typedef uint32 SlimInsertOptions;
+#define SLIM_UPDATE_OPTIONS_PARAM	uint32 options,
+#define SLIM_UPDATE_OPTIONS_ARG		options,
+#define SLIM_UPDATE_OPTIONS_VALUE	options
+#define SLIM_NO_UPDATE_OPTIONS		0,
+#define SLIM_DELETE_OPTIONS_PARAM	uint32 options,
+#define SLIM_DELETE_OPTIONS_ARG		options,
+#define SLIM_DELETE_PART_PARAM
+#define SLIM_DELETE_PART_ARG
+#else
+typedef int SlimInsertOptions;
+#define SLIM_UPDATE_OPTIONS_PARAM
+#define SLIM_UPDATE_OPTIONS_ARG
+#define SLIM_UPDATE_OPTIONS_VALUE	0
+#define SLIM_NO_UPDATE_OPTIONS
+#define SLIM_DELETE_OPTIONS_PARAM
+#define SLIM_DELETE_OPTIONS_ARG
+#define SLIM_DELETE_PART_PARAM		, bool changingPart
+#define SLIM_DELETE_PART_ARG		, changingPart
+#endif
+
+/*
+ * What an UPDATE tells its caller about index entries: 16 made it an enum
+ * (none, all, summarizing only); 15 says whether the new row needs any.
+ */
+#if PG_VERSION_NUM >= 160000
+typedef TU_UpdateIndexes SlimUpdateIndexes;
+#define SLIM_UPDATE_NEEDS_INDEXES(u)	((u) != TU_None)
+#define SLIM_UPDATE_SUMMARIZING_ONLY(u)	((u) == TU_Summarizing)
+#else
+typedef bool SlimUpdateIndexes;
+#define SLIM_UPDATE_NEEDS_INDEXES(u)	(u)
+#define SLIM_UPDATE_SUMMARIZING_ONLY(u)	((void) (u), false)
+#endif
+
+/*
+ * heap_update() with every version's arguments; options are 19's (0
+ * before, where there are none).
+ */
+static inline TM_Result
+slim_heap_update(Relation rel, ItemPointer otid, HeapTuple tuple,
+				 CommandId cid, uint32 options, Snapshot crosscheck,
+				 bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
+				 SlimUpdateIndexes *update_indexes)
+{
+#if PG_VERSION_NUM >= 190000
+	return heap_update(rel, otid, tuple, cid, options, crosscheck, wait,
+					   tmfd, lockmode, update_indexes);
+#elif PG_VERSION_NUM >= 160000
+	Assert(options == 0);
+	return heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
+					   lockmode, update_indexes);
+#else
+	TM_Result	result;
+
+	Assert(options == 0);
+	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
+						 lockmode);
+	/* a HOT update needs no new index entries */
+	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(tuple);
+	return result;
+#endif
+}
+
+/*
+ * The index entries of a row stored again (not a HOT update) in every
+ * index ready for inserts, as a plain insert makes them (no "unchanged by
+ * the update" hint: the caller's ResultRelInfo has no range table entry):
+ * 16 added onlySummarizing, 19 made the booleans flags and moved the
+ * slot.  For callers that include executor/executor.h.
+ */
+#if PG_VERSION_NUM >= 190000
+#define slim_insert_index_tuples(rri, slot, estate, summarizing_only) \
+	ExecInsertIndexTuples((rri), (estate), \
+						  (summarizing_only) ? EIIT_ONLY_SUMMARIZING : 0, \
+						  (slot), NIL, NULL)
+#elif PG_VERSION_NUM >= 160000
+#define slim_insert_index_tuples(rri, slot, estate, summarizing_only) \
+	ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL, \
+						  (summarizing_only))
+#else
+#define slim_insert_index_tuples(rri, slot, estate, summarizing_only) \
+	((void) (summarizing_only), \
+	 ExecInsertIndexTuples((rri), (slot), (estate), false, false, NULL, NIL))
+#endif
+
+/*
+ * On-access pruning of a page held pinned, unlocked.  19 passes a buffer
+ * of the visibility map (which it may set) and whether the statement only
+ * reads the relation.
+ */
+#if PG_VERSION_NUM >= 190000
+static inline void
+slim_page_prune_opt(Relation rel, Buffer buf)
+{
+	Buffer		vmbuffer = InvalidBuffer;
+
+	heap_page_prune_opt(rel, buf, &vmbuffer, false);
+	if (BufferIsValid(vmbuffer))
+		ReleaseBuffer(vmbuffer);
+}
+#else
+#define slim_page_prune_opt(rel, buf)	heap_page_prune_opt((rel), (buf))
+#endif
+
+/*
+ * VACUUM FULL of a relation, locked AccessExclusiveLock: cluster_rel()
+ * took the relation's OID before 18, the opened relation from 18 on (and
+ * closes it), and from 19 also the command it runs for (CLUSTER became a
+ * form of REPACK, commands/repack.h) and whether it is the top level.
+ */
+#if PG_VERSION_NUM >= 190000
+#define slim_vacuum_full_rel(relid, params) \
+	cluster_rel(REPACK_COMMAND_VACUUMFULL, \
+				table_open((relid), AccessExclusiveLock), InvalidOid, \
+				(params), false)
+#elif PG_VERSION_NUM >= 180000
+#define slim_vacuum_full_rel(relid, params) \
+	cluster_rel(table_open((relid), AccessExclusiveLock), InvalidOid, (params))
+#else
+#define slim_vacuum_full_rel(relid, params) \
+	cluster_rel((relid), InvalidOid, (params))
+#endif
+
+/*
+ * The progress parameters of CLUSTER and VACUUM FULL, which 19 named after
+ * REPACK (commands/progress.h), as this project names them.
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_PROGRESS_PHASE					PROGRESS_REPACK_PHASE
+#define SLIM_PROGRESS_INDEX_RELID			PROGRESS_REPACK_INDEX_RELID
+#define SLIM_PROGRESS_HEAP_TUPLES_SCANNED	PROGRESS_REPACK_HEAP_TUPLES_SCANNED
+#define SLIM_PROGRESS_HEAP_TUPLES_WRITTEN	PROGRESS_REPACK_HEAP_TUPLES_INSERTED
+#define SLIM_PROGRESS_TOTAL_HEAP_BLKS		PROGRESS_REPACK_TOTAL_HEAP_BLKS
+#define SLIM_PROGRESS_HEAP_BLKS_SCANNED		PROGRESS_REPACK_HEAP_BLKS_SCANNED
+#define SLIM_PROGRESS_PHASE_SEQ_SCAN_HEAP	PROGRESS_REPACK_PHASE_SEQ_SCAN_HEAP
+#define SLIM_PROGRESS_PHASE_INDEX_SCAN_HEAP	PROGRESS_REPACK_PHASE_INDEX_SCAN_HEAP
+#define SLIM_PROGRESS_PHASE_SORT_TUPLES		PROGRESS_REPACK_PHASE_SORT_TUPLES
+#define SLIM_PROGRESS_PHASE_WRITE_NEW_HEAP	PROGRESS_REPACK_PHASE_WRITE_NEW_HEAP
+#else
+#define SLIM_PROGRESS_PHASE					PROGRESS_CLUSTER_PHASE
+#define SLIM_PROGRESS_INDEX_RELID			PROGRESS_CLUSTER_INDEX_RELID
+#define SLIM_PROGRESS_HEAP_TUPLES_SCANNED	PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED
+#define SLIM_PROGRESS_HEAP_TUPLES_WRITTEN	PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
+#define SLIM_PROGRESS_TOTAL_HEAP_BLKS		PROGRESS_CLUSTER_TOTAL_HEAP_BLKS
+#define SLIM_PROGRESS_HEAP_BLKS_SCANNED		PROGRESS_CLUSTER_HEAP_BLKS_SCANNED
+#define SLIM_PROGRESS_PHASE_SEQ_SCAN_HEAP	PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP
+#define SLIM_PROGRESS_PHASE_INDEX_SCAN_HEAP	PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP
+#define SLIM_PROGRESS_PHASE_SORT_TUPLES		PROGRESS_CLUSTER_PHASE_SORT_TUPLES
+#define SLIM_PROGRESS_PHASE_WRITE_NEW_HEAP	PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP
+#endif
+
+/*
+ * relation_copy_for_cluster: 19 passes the snapshot of REPACK
+ * (CONCURRENTLY), which core allows on heap tables only (NULL here).
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM	Snapshot snapshot,
+#else
+#define SLIM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM
+#endif
+
+/*
+ * ANALYZE's tuple callback: 19 dropped OldestXmin (heap computes it).
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_ANALYZE_XMIN_PARAM
+#define SLIM_ANALYZE_XMIN_ARG
+#else
+#define SLIM_ANALYZE_XMIN_PARAM		TransactionId OldestXmin,
+#define SLIM_ANALYZE_XMIN_ARG		OldestXmin,
+#endif
+
+/*
+ * The planner hook that sees each base relation: get_relation_info_hook
+ * until 18; 19 replaced it with build_simple_rel_hook (optimizer/
+ * pathnode.h), called with the range table entry.  slim_rel_hook_args()
+ * gives the entry's relation OID and inheritance flag.
+ */
+#if PG_VERSION_NUM >= 190000
+#define slim_rel_hook_type				build_simple_rel_hook_type
+#define slim_rel_hook					build_simple_rel_hook
+#define SLIM_REL_HOOK_PARAMS \
+	PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte
+#define SLIM_REL_HOOK_ARGS				root, rel, rte
+#define slim_rel_hook_args(relid, inhparent) \
+	((relid) = rte->relid, (inhparent) = rte->inh, rte->rtekind == RTE_RELATION)
+#else
+#define slim_rel_hook_type				get_relation_info_hook_type
+#define slim_rel_hook					get_relation_info_hook
+#define SLIM_REL_HOOK_PARAMS \
+	PlannerInfo *root, Oid relationObjectId, bool inhparent_arg, RelOptInfo *rel
+#define SLIM_REL_HOOK_ARGS				root, relationObjectId, inhparent_arg, rel
+#define slim_rel_hook_args(relid, inhparent) \
+	((relid) = relationObjectId, (inhparent) = inhparent_arg, true)
+#endif
+
+/*
+ * A slot's callback that deforms: 19 wants it to fill in the missing
+ * values past the row's attributes itself and set tts_nvalid (its caller
+ * did before); heap's deforming of 19 writes isnull eight entries at a
+ * time, so a deforming to n attributes may overwrite up to the next
+ * multiple of 8.
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_SLOT_FILLS_MISSING		1
+#define slim_heap_deform_reach(n, natts)	Min(TYPEALIGN(8, (n)), (natts))
+#else
+#define SLIM_SLOT_FILLS_MISSING		0
+#define slim_heap_deform_reach(n, natts)	((void) (natts), (n))
+#endif
+
+/* flags of a slot that its deforming keeps: 19 has none (TTS_FLAG_SLOW) */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_TTS_DEFORM_FLAGS	0
+#else
+#define SLIM_TTS_DEFORM_FLAGS	TTS_FLAG_SLOW
+#endif
+
+/*
+ * What makes heap log rows for logical decoding, in messages: wal_level =
+ * logical until 18; from 19 on also a logical slot under wal_level =
+ * replica (effective_wal_level).
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_LOGICAL_WAL_PHRASE		"logical decoding is active"
+#define SLIM_LOGICAL_WAL_HINT \
+	"Compressed tails are stored while wal_level is replica and no logical replication slot exists."
+#else
+#define SLIM_LOGICAL_WAL_PHRASE		"wal_level is logical"
+#define SLIM_LOGICAL_WAL_HINT		"Set wal_level to replica to store compressed tails."
 #endif
 
 #endif							/* SLIM_COMPAT_H */

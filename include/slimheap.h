@@ -27,6 +27,7 @@
 #include "executor/tuptable.h"
 #include "utils/rel.h"
 
+#include "slim_compat.h"
 #include "slim_format.h"
 #include "slim_options.h"
 
@@ -112,6 +113,7 @@ slim_get_relinfo(Relation rel)
 extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 										   Relation OldIndex, bool use_sort,
 										   TransactionId OldestXmin,
+										   SLIM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM
 										   TransactionId *xid_cutoff,
 										   MultiXactId *multi_cutoff,
 										   double *num_tuples,

@@ -25,6 +25,7 @@
 #include "access/tableam.h"
 #include "executor/tuptable.h"
 
+#include "slim_compat.h"
 #include "slim_slot.h"
 #include "slimheap.h"
 
@@ -120,15 +121,15 @@ slim_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 }
 
 static bool
-slim_scan_analyze_next_tuple(TableScanDesc scan, TransactionId OldestXmin,
+slim_scan_analyze_next_tuple(TableScanDesc scan, SLIM_ANALYZE_XMIN_PARAM
 							 double *liverows, double *deadrows,
 							 TupleTableSlot *slot)
 {
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_analyze_next_tuple(scan, OldestXmin, liverows,
-												  deadrows, reader);
+	found = heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
+												  liverows, deadrows, reader);
 	slim_slot_sync(slot, reader);
 	return found;
 }

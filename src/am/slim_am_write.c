@@ -57,10 +57,54 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 						   info->min_natts, info->prefix_natts);
 }
 
+/*
+ * The row in slot formed as info says, but with no tail: for a write that
+ * heap will log for logical decoding, or whose old row the toaster reads.
+ * tuple: the form made before, freed here unless it is the slot's.
+ */
+static HeapTuple
+slim_prepare_row_without_tail(Relation rel, TupleTableSlot *slot,
+							  HeapTuple tuple, bool *in_slot)
+{
+	SlimRelInfo no_tail = *slim_get_relinfo(rel);
+
+	no_tail.prefix_natts = RelationGetDescr(rel)->natts;
+	if (!*in_slot)
+		heap_freetuple(tuple);
+	return slim_prepare_row_with(rel, &no_tail, slot, in_slot);
+}
+
+/*
+ * Invariant C3, decided per write: logical decoding reads the rows heap
+ * logs as heap rows, so a row heap will log for decoding gets no tail.
+ * The relation's cached facts already say so when decoding was on as they
+ * were formed; from PostgreSQL 19 on it can switch on at any time (a
+ * logical slot is created under wal_level = replica), and a process takes
+ * the change only while it has no transaction ID: once the transaction
+ * has one, what heap will log for this row is fixed, so the question is
+ * asked after assigning it (heap's insert and update would assign it
+ * anyway).  Rows without a tail, nearly every row of a table that is not
+ * in compress mode, cost one test.
+ */
+static inline HeapTuple
+slim_confirm_row(Relation rel, TupleTableSlot *slot, HeapTuple tuple,
+				 bool *in_slot)
+{
+	if (likely(!SlimHeaderHasTail(tuple->t_data)))
+		return tuple;
+	(void) GetCurrentTransactionId();
+	if (!RelationIsLogicallyLogged(rel))
+		return tuple;
+	return slim_prepare_row_without_tail(rel, slot, tuple, in_slot);
+}
+
 static inline HeapTuple
 slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
 {
-	return slim_prepare_row_with(rel, slim_get_relinfo(rel), slot, in_slot);
+	HeapTuple	tuple = slim_prepare_row_with(rel, slim_get_relinfo(rel), slot,
+											  in_slot);
+
+	return slim_confirm_row(rel, slot, tuple, in_slot);
 }
 
 /*
@@ -113,10 +157,10 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
 	if (slim_old_row_tail(rel, tid, &external))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("cannot update or delete a row with a compressed tail in table \"%s\" while wal_level is logical",
+				 errmsg("cannot update or delete a row with a compressed tail in table \"%s\" while " SLIM_LOGICAL_WAL_PHRASE,
 						RelationGetRelationName(rel)),
 				 errdetail("REPLICA IDENTITY FULL logs the old row whole, and logical decoding reads it as a heap row."),
-				 errhint("Rewrite the table first (VACUUM FULL %s): while wal_level is logical its rows are rewritten without tails.",
+				 errhint("Rewrite the table first (VACUUM FULL %s): while " SLIM_LOGICAL_WAL_PHRASE " its rows are rewritten without tails.",
 						 RelationGetRelationName(rel))));
 }
 
@@ -127,7 +171,7 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
  */
 static pg_attribute_always_inline void
 slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
-				int options, BulkInsertState bistate, bool speculative,
+				SlimInsertOptions options, BulkInsertState bistate, bool speculative,
 				uint32 specToken)
 {
 	bool		in_slot;
@@ -151,14 +195,14 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 static void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
-				  int options, BulkInsertState bistate)
+				  SlimInsertOptions options, BulkInsertState bistate)
 {
 	slim_insert_row(rel, slot, cid, options, bistate, false, 0);
 }
 
 static void
 slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
-							  CommandId cid, int options,
+							  CommandId cid, SlimInsertOptions options,
 							  BulkInsertState bistate, uint32 specToken)
 {
 	slim_insert_row(rel, slot, cid, options, bistate, true, specToken);
@@ -172,9 +216,12 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
  */
 static void
 slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
-				  CommandId cid, int options, BulkInsertState bistate)
+				  CommandId cid, SlimInsertOptions options,
+				  BulkInsertState bistate)
 {
 	const SlimRelInfo *info = slim_get_relinfo(rel);
+	SlimRelInfo no_tail;
+	bool		tails = false;
 	int			i;
 
 	for (i = 0; i < ntuples; i++)
@@ -188,10 +235,21 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	}
 
 	for (i = 0; i < ntuples; i++)
+		tails |= SlimHeaderHasTail(slim_slot_fitted(slots[i], info)->t_data);
+	/* C3 per write (slim_confirm_row()), once for the batch */
+	if (unlikely(tails))
 	{
-		(void) slim_slot_fitted(slots[i], info);
-		slim_slot_lend_stored(slots[i], true);
+		(void) GetCurrentTransactionId();
+		if (RelationIsLogicallyLogged(rel))
+		{
+			no_tail = *info;
+			no_tail.prefix_natts = RelationGetDescr(rel)->natts;
+			for (i = 0; i < ntuples; i++)
+				(void) slim_slot_fitted(slots[i], &no_tail);
+		}
 	}
+	for (i = 0; i < ntuples; i++)
+		slim_slot_lend_stored(slots[i], true);
 	slim_extend_as_needed(bistate);
 	heap_multi_insert(rel, slots, ntuples, cid, options, bistate);
 	for (i = 0; i < ntuples; i++)
@@ -200,14 +258,9 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 
 static TM_Result
 slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
-				  CommandId cid, Snapshot snapshot, Snapshot crosscheck,
-				  bool wait, TM_FailureData *tmfd, LockTupleMode *lockmode,
-#if PG_VERSION_NUM >= 160000
-				  TU_UpdateIndexes *update_indexes
-#else
-				  bool *update_indexes
-#endif
-)
+				  CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
+				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+				  LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
 {
 	bool		in_slot;
 	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
@@ -226,27 +279,14 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	else
 		old_external = false;
 	if (old_external)
-	{
-		SlimRelInfo no_tail = *slim_get_relinfo(rel);
-
-		no_tail.prefix_natts = RelationGetDescr(rel)->natts;
-		if (!in_slot)
-			heap_freetuple(tuple);
-		tuple = slim_prepare_row_with(rel, &no_tail, slot, &in_slot);
-	}
+		tuple = slim_prepare_row_without_tail(rel, slot, tuple, &in_slot);
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
 
-#if PG_VERSION_NUM >= 160000
-	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
-						 lockmode, update_indexes);
-#else
-	result = heap_update(rel, otid, tuple, cid, crosscheck, wait, tmfd,
-						 lockmode);
-	/* a HOT update needs no new index entries */
-	*update_indexes = result == TM_Ok && !HeapTupleIsHeapOnly(tuple);
-#endif
+	result = slim_heap_update(rel, otid, tuple, cid,
+							  SLIM_UPDATE_OPTIONS_VALUE, crosscheck, wait,
+							  tmfd, lockmode, update_indexes);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
 	if (!in_slot)
@@ -257,13 +297,15 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 /* heap's delete, after the C3 guard */
 static TM_Result
 slim_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
-				  Snapshot snapshot, Snapshot crosscheck, bool wait,
-				  TM_FailureData *tmfd, bool changingPart)
+				  SLIM_DELETE_OPTIONS_PARAM Snapshot snapshot,
+				  Snapshot crosscheck, bool wait,
+				  TM_FailureData *tmfd SLIM_DELETE_PART_PARAM)
 {
 	slim_guard_old_tail(rel, tid);
-	return GetHeapamTableAmRoutine()->tuple_delete(rel, tid, cid, snapshot,
-												   crosscheck, wait, tmfd,
-												   changingPart);
+	return GetHeapamTableAmRoutine()->tuple_delete(rel, tid, cid,
+												   SLIM_DELETE_OPTIONS_ARG snapshot,
+												   crosscheck, wait,
+												   tmfd SLIM_DELETE_PART_ARG);
 }
 
 void

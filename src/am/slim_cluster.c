@@ -135,6 +135,7 @@ void
 slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 							   Relation OldIndex, bool use_sort,
 							   TransactionId OldestXmin,
+							   SLIM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM
 							   TransactionId *xid_cutoff,
 							   MultiXactId *multi_cutoff,
 							   double *num_tuples,
@@ -177,9 +178,9 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	 */
 	if (OldIndex != NULL && !use_sort)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_INDEX_SCAN_HEAP);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_INDEX_RELID,
+		pgstat_progress_update_param(SLIM_PROGRESS_PHASE,
+									 SLIM_PROGRESS_PHASE_INDEX_SCAN_HEAP);
+		pgstat_progress_update_param(SLIM_PROGRESS_INDEX_RELID,
 									 RelationGetRelid(OldIndex));
 		index_scan = slim_index_beginscan(OldHeap, OldIndex, SnapshotAny,
 										  0, 0);
@@ -187,10 +188,10 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	}
 	else
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-		table_scan = table_beginscan(OldHeap, SnapshotAny, 0, NULL);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
+		pgstat_progress_update_param(SLIM_PROGRESS_PHASE,
+									 SLIM_PROGRESS_PHASE_SEQ_SCAN_HEAP);
+		table_scan = slim_table_beginscan(OldHeap, SnapshotAny, 0, NULL);
+		pgstat_progress_update_param(SLIM_PROGRESS_TOTAL_HEAP_BLKS,
 									 ((HeapScanDesc) table_scan)->rs_nblocks);
 	}
 
@@ -220,7 +221,7 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 			if (!table_scan_getnextslot(table_scan, ForwardScanDirection, slot))
 				break;
 			/* report progress as blocks from the start of the scan */
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+			pgstat_progress_update_param(SLIM_PROGRESS_HEAP_BLKS_SCANNED,
 										 (hscan->rs_cblock + hscan->rs_nblocks -
 										  hscan->rs_startblock) %
 										 hscan->rs_nblocks + 1);
@@ -247,15 +248,15 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 		if (tuplesort != NULL)
 		{
 			tuplesort_putheaptuple(tuplesort, tuple);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+			pgstat_progress_update_param(SLIM_PROGRESS_HEAP_TUPLES_SCANNED,
 										 *num_tuples);
 		}
 		else
 		{
 			slim_rewrite_row(&rw, tuple);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+			pgstat_progress_update_param(SLIM_PROGRESS_HEAP_TUPLES_SCANNED,
 										 *num_tuples);
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN,
+			pgstat_progress_update_param(SLIM_PROGRESS_HEAP_TUPLES_WRITTEN,
 										 *num_tuples);
 		}
 	}
@@ -264,7 +265,7 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 		index_endscan(index_scan);
 	if (table_scan != NULL)
 	{
-		pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+		pgstat_progress_update_param(SLIM_PROGRESS_HEAP_BLKS_SCANNED,
 									 ((HeapScanDesc) table_scan)->rs_nblocks);
 		table_endscan(table_scan);
 	}
@@ -274,11 +275,11 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	{
 		double		written = 0;
 
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_SORT_TUPLES);
+		pgstat_progress_update_param(SLIM_PROGRESS_PHASE,
+									 SLIM_PROGRESS_PHASE_SORT_TUPLES);
 		tuplesort_performsort(tuplesort);
-		pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
-									 PROGRESS_CLUSTER_PHASE_WRITE_NEW_HEAP);
+		pgstat_progress_update_param(SLIM_PROGRESS_PHASE,
+									 SLIM_PROGRESS_PHASE_WRITE_NEW_HEAP);
 
 		for (;;)
 		{
@@ -290,7 +291,7 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 				break;
 			slim_rewrite_row(&rw, tuple);
 			written += 1;
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN,
+			pgstat_progress_update_param(SLIM_PROGRESS_HEAP_TUPLES_WRITTEN,
 										 written);
 		}
 		tuplesort_end(tuplesort);

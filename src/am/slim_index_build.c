@@ -47,6 +47,7 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
 #include "optimizer/plancat.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -88,7 +89,7 @@ typedef struct SlimPendingMove
 static List *slim_pending_moves = NIL;
 
 static ProcessUtility_hook_type prev_utility_hook = NULL;
-static get_relation_info_hook_type prev_relation_info_hook = NULL;
+static slim_rel_hook_type prev_relation_info_hook = NULL;
 
 typedef struct SlimBuildState
 {
@@ -737,11 +738,15 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
  * parallel workers.
  */
 static void
-slim_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
-				   RelOptInfo *rel)
+slim_relation_info(SLIM_REL_HOOK_PARAMS)
 {
+	Oid			relid;
+	bool		inhparent;
+
 	if (prev_relation_info_hook)
-		prev_relation_info_hook(root, relid, inhparent, rel);
+		prev_relation_info_hook(SLIM_REL_HOOK_ARGS);
+	if (!slim_rel_hook_args(relid, inhparent))
+		return;
 
 	if (inhparent && root->parse->jointree == NULL &&
 		root->parse->commandType == CMD_SELECT &&
@@ -816,8 +821,8 @@ slim_index_build_init(void)
 	slim_heap_borrow_init();
 	prev_utility_hook = ProcessUtility_hook;
 	ProcessUtility_hook = slim_index_utility;
-	prev_relation_info_hook = get_relation_info_hook;
-	get_relation_info_hook = slim_relation_info;
+	prev_relation_info_hook = slim_rel_hook;
+	slim_rel_hook = slim_relation_info;
 	RegisterXactCallback(slim_index_xact_callback, NULL);
 	RegisterSubXactCallback(slim_index_subxact_callback, NULL);
 }

@@ -30,7 +30,6 @@
 #include "access/tableam.h"
 #include "access/table.h"
 #include "access/xact.h"
-#include "commands/cluster.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -38,6 +37,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "slim_compat.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
@@ -181,11 +181,7 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		TM_Result	result;
 		Snapshot	snapshot;
 		HeapTuple	newer;
-#if PG_VERSION_NUM >= 160000
-		TU_UpdateIndexes update_indexes;
-#else
-		bool		update_indexes;
-#endif
+		SlimUpdateIndexes update_indexes;
 
 		ExecClearTuple(mv->slot);
 		memcpy(mv->slot->tts_values, values, desc->natts * sizeof(Datum));
@@ -194,6 +190,7 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		/* slimheap's own: a build lends the relation heap's routine */
 		result = slim_get_routine()->tuple_update(mv->rel, &otid, mv->slot,
 												  GetCurrentCommandId(true),
+												  SLIM_NO_UPDATE_OPTIONS
 												  GetActiveSnapshot(),
 												  mv->crosscheck, true,
 												  &tmfd, &lockmode,
@@ -201,16 +198,9 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		if (result == TM_Ok)
 		{
 			mv->moved++;
-#if PG_VERSION_NUM >= 160000
-			if (update_indexes != TU_None)
-				ExecInsertIndexTuples(mv->result_rel, mv->slot, mv->estate,
-									  false, false, NULL, NIL,
-									  update_indexes == TU_Summarizing);
-#else
-			if (update_indexes)
-				ExecInsertIndexTuples(mv->result_rel, mv->slot, mv->estate,
-									  false, false, NULL, NIL);
-#endif
+			if (SLIM_UPDATE_NEEDS_INDEXES(update_indexes))
+				slim_insert_index_tuples(mv->result_rel, mv->slot, mv->estate,
+										 SLIM_UPDATE_SUMMARIZING_ONLY(update_indexes));
 			ResetPerTupleExprContext(mv->estate);
 			return;
 		}
@@ -348,10 +338,6 @@ slim_rewrite_table(Oid relid)
 {
 	ClusterParams params = {0};
 
-#if PG_VERSION_NUM >= 180000
-	cluster_rel(table_open(relid, AccessExclusiveLock), InvalidOid, &params);
-#else
-	cluster_rel(relid, InvalidOid, &params);
-#endif
+	slim_vacuum_full_rel(relid, &params);
 	CommandCounterIncrement();
 }

@@ -44,6 +44,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "slim_compat.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
@@ -105,7 +106,7 @@ slim_relayout_apply(Page page, OffsetNumber offnum, const char *body,
 		(td->t_infomask2 & SLIM_INFOMASK2_DATA);
 	td->t_infomask = (old->t_infomask & ~SLIM_INFOMASK_DATA) |
 		(td->t_infomask & SLIM_INFOMASK_DATA);
-	return PageIndexTupleOverwrite(page, offnum, (Item) td, size);
+	return PageIndexTupleOverwrite(page, offnum, (char *) td, size);
 }
 
 /* whether rel's rows can be re-laid: its WAL, if any, has a record for it */
@@ -351,7 +352,7 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 		/* dead rows may make room: prune as a read would, once */
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		MemoryContextReset(rp->page_cxt);
-		heap_page_prune_opt(rp->rel, buf);
+		slim_page_prune_opt(rp->rel, buf);
 		pruned = true;
 	}
 	if (short_of_room)

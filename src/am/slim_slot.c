@@ -118,7 +118,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 
 	breader->base.tuple = tuple;
 	breader->base.off = 0;
-	reader->tts_flags &= ~(TTS_FLAG_EMPTY | TTS_FLAG_SLOW);
+	reader->tts_flags &= ~(TTS_FLAG_EMPTY | SLIM_TTS_DEFORM_FLAGS);
 	reader->tts_nvalid = 0;
 }
 
@@ -233,10 +233,22 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
 	TupleTableSlot *reader = sslot->reader;
 	uint32		prefix_end = 0;
 
-	/* heap's deforming leaves its offset past the last attribute it read */
+	/*
+	 * heap's deforming leaves its offset past the last attribute it read.
+	 * It runs once per row: 19's rewrites isnull up to a multiple of 8 on
+	 * every call, over tail values decoded since, and tells the tail
+	 * reader so (compat: slim_heap_deform_reach()).
+	 */
 	if (prefix_natts > 0)
 	{
-		TTSOpsBufferHeapTuple.getsomeattrs(reader, prefix_natts);
+		if (reader->tts_nvalid < prefix_natts)
+		{
+			TTSOpsBufferHeapTuple.getsomeattrs(reader, prefix_natts);
+			if (SLIM_SLOT_FILLS_MISSING)
+				slim_tail_reader_wrote(&sslot->tail_reader,
+									   slim_heap_deform_reach(prefix_natts,
+															  slot->tts_tupleDescriptor->natts));
+		}
 		Assert(reader->tts_nvalid == prefix_natts);
 		prefix_end = ((HeapTupleTableSlot *) reader)->off;
 	}
@@ -261,6 +273,13 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
 							  &sslot->tail_reader, prefix_end,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
+	/* 19: the attributes past the row's are this callback's to fill in */
+	if (SLIM_SLOT_FILLS_MISSING && slot->tts_nvalid < natts)
+	{
+		slot_getmissingattrs(slot, slot->tts_nvalid, natts);
+		slim_tail_reader_forget(&sslot->tail_reader);
+		slot->tts_nvalid = natts;
+	}
 }
 
 /*
@@ -269,7 +288,7 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
  * a tail row's attributes past the prefix are decoded only as far as
  * natts, so tts_nvalid stays exact: a later call for more continues.
  * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
- * in their missing values).
+ * in their missing values) before 19, this callback's from 19 on.
  */
 void
 slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
@@ -291,8 +310,13 @@ slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
 	 */
 	TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
 	slot->tts_nvalid = reader->tts_nvalid;
-	/* heap wrote [0, tts_nvalid), our caller fills in the rest */
-	slim_tail_reader_wrote(&sslot->tail_reader, natts);
+	/*
+	 * heap wrote [0, tts_nvalid), our caller fills in the rest; 19's wrote
+	 * the missing values too, and isnull up to a multiple of 8
+	 */
+	slim_tail_reader_wrote(&sslot->tail_reader,
+						   slim_heap_deform_reach(natts,
+												  slot->tts_tupleDescriptor->natts));
 }
 
 Datum

@@ -95,7 +95,7 @@ slim_last_value(HeapTupleHeader td)
 	/* bits past natts in the last byte are never set; mask them anyway */
 	if (byte >= 0 && natts % 8 != 0)
 	{
-		bits8		last = td->t_bits[byte] & ((1 << (natts % 8)) - 1);
+		uint8		last = td->t_bits[byte] & ((1 << (natts % 8)) - 1);
 
 		if (last != 0)
 			return byte * 8 + pg_leftmost_one_pos32(last) + 1;
@@ -126,7 +126,7 @@ slim_has_null(HeapTupleHeader td, int natts)
 	}
 	if (natts % 8 != 0)
 	{
-		bits8		mask = (1 << (natts % 8)) - 1;
+		uint8		mask = (1 << (natts % 8)) - 1;
 
 		if ((td->t_bits[natts / 8] & mask) != mask)
 			return true;
@@ -177,7 +177,7 @@ slim_reshape_into(HeapTupleHeader src, Size data_len, int natts,
 			memset(dst->t_bits, 0xFF, kept / 8);
 		if (kept % 8 != 0)
 		{
-			bits8		mask = (1 << (kept % 8)) - 1;
+			uint8		mask = (1 << (kept % 8)) - 1;
 
 			dst->t_bits[kept / 8] = (src->t_infomask & HEAP_HASNULL) ?
 				(src->t_bits[kept / 8] & mask) : mask;

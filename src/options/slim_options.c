@@ -34,6 +34,7 @@
 #include "utils/builtins.h"
 #include "utils/syscache.h"
 
+#include "slim_compat.h"
 #include "slim_options.h"
 
 /* "slimheap." */
@@ -322,9 +323,9 @@ slim_warn_entries(const List *entries)
 	{
 		if (strcmp(lfirst(lc), SLIM_OPTION_PREFIX "null_bitmap=compress") == 0)
 			ereport(WARNING,
-					(errmsg("slimheap.null_bitmap = compress stores no compressed tails while wal_level is logical"),
+					(errmsg("slimheap.null_bitmap = compress stores no compressed tails while " SLIM_LOGICAL_WAL_PHRASE),
 					 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
-					 errhint("Set wal_level to replica to store compressed tails.")));
+					 errhint(SLIM_LOGICAL_WAL_HINT)));
 	}
 }
 
