@@ -32,18 +32,27 @@ TAP_TESTS = 1
 #          PostgreSQL project's repository); elsewhere Debian 13's packages
 #          in a Debian 13 root under $(PG_CACHE), made once by
 #          scripts/debian-root.sh, where build and tests then run
+#   PG=19: a packaged 19 where one is installed (/usr/lib/postgresql/19);
+#          elsewhere Debian experimental's 19 in a Debian sid root, the
+#          same way as 17
 #   PG=18: a server built from source into $(PG_CACHE)/pg-18.x by
 #          scripts/pg-build.sh (`make test PG=18` builds it when missing)
 #   PG_CONFIG=/path/to/pg_config: any installed server, e.g. a packaged 18
 PG ?= 15
 PG_CACHE ?= /var/cache/slimheap
 PG17_PACKAGED := /usr/lib/postgresql/17/bin/pg_config
+PG19_PACKAGED := /usr/lib/postgresql/19/bin/pg_config
 ifeq ($(PG),15)
 PG_CONFIG ?= /usr/lib/postgresql/15/bin/pg_config
 else ifeq ($(PG)$(wildcard $(PG17_PACKAGED)),17$(PG17_PACKAGED))
 PG_CONFIG ?= $(PG17_PACKAGED)
+else ifeq ($(PG)$(wildcard $(PG19_PACKAGED)),19$(PG19_PACKAGED))
+PG_CONFIG ?= $(PG19_PACKAGED)
 else ifeq ($(PG)$(origin PG_CONFIG),17undefined)
 # no 17 here: test, demo, bench, fuzz, all and install run in the root
+SLIM_IN_ROOT := 1
+else ifeq ($(PG)$(origin PG_CONFIG),19undefined)
+# no 19 here: the same, in the Debian sid root (experimental's 19)
 SLIM_IN_ROOT := 1
 else ifeq ($(origin PG_CONFIG),undefined)
 # the newest build of scripts/pg-build.sh (`make test PG=18` makes one)
@@ -65,7 +74,7 @@ ifdef SLIM_IN_ROOT
 # when the command ends); inside, PG_CONFIG is Debian's 17 and the command
 # is the one the other versions run.  Nothing of the host's servers is
 # touched, and no setup (PostgreSQL 15's packages) is needed.
-SLIM_ROOT_RUN = SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' bash scripts/debian-root.sh run
+SLIM_ROOT_RUN = SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' SLIMHEAP_ROOT_PG='$(PG)' bash scripts/debian-root.sh run
 
 .DEFAULT_GOAL := all
 .PHONY: all install
@@ -75,7 +84,7 @@ all install:
 # (each command makes or completes the root first; `make setup PG=17`
 # only does that)
 setup:
-	SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' bash scripts/debian-root.sh prepare >/dev/null
+	SLIMHEAP_ROOT_CACHE='$(PG_CACHE)' SLIMHEAP_ROOT_PG='$(PG)' bash scripts/debian-root.sh prepare >/dev/null
 
 test:
 	$(SLIM_ROOT_RUN) --counted bash scripts/run-tests.sh
@@ -95,9 +104,11 @@ setup:
 # cached) unless PG_CONFIG is given.
 ifneq ($(PG)$(origin PG_CONFIG),15file)
 ifneq ($(PG)$(origin PG_CONFIG),17file)
+ifneq ($(PG)$(origin PG_CONFIG),19file)
 ifeq ($(filter command line environment,$(origin PG_CONFIG)),)
 PG_CONFIG_SH = PG_CONFIG=$$(SLIMHEAP_PG_CACHE='$(PG_CACHE)' bash scripts/pg-build.sh '$(PG)') && \
 	export PG_CONFIG &&
+endif
 endif
 endif
 endif

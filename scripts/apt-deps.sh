@@ -16,3 +16,26 @@ install_missing()
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q update </dev/null >&2 &&
 		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 -q install -y "${missing[@]}" </dev/null >&2
 }
+
+# debian_mirror [security]: the Debian mirror this machine's apt uses
+# (/etc/apt/sources.list.d/*.sources, then /etc/apt/sources.list): its
+# archive, or with "security" its security archive.  SLIMHEAP_DEBIAN_MIRROR
+# and SLIMHEAP_DEBIAN_SECURITY override them (a local mirror); prints
+# nothing when neither is known.
+debian_mirror()
+{
+	local want=debian over=${SLIMHEAP_DEBIAN_MIRROR:-} m
+	if [ "${1:-}" = security ]; then
+		want=debian-security
+		over=${SLIMHEAP_DEBIAN_SECURITY:-}
+	fi
+	if [ -n "$over" ]; then
+		echo "$over"
+		return
+	fi
+	m=$(grep -hoE "^URIs:.*" /etc/apt/sources.list.d/*.sources 2>/dev/null |
+		tr ' ' '\n' | grep -E "^[a-z]+://[^ ]+/$want/?\$" | head -n 1)
+	[ -n "$m" ] || m=$(grep -hE '^deb ' /etc/apt/sources.list 2>/dev/null |
+		awk '{print $2}' | grep -E "/$want/?\$" | head -n 1)
+	echo "${m%/}"
+}

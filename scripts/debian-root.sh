@@ -3,8 +3,12 @@
 # debian-root.sh: PostgreSQL 17 from Debian 13's own packages, in a Debian
 # 13 (trixie) root made by debootstrap, for machines that have no
 # PostgreSQL 17 of their own (Debian 12 has none, and Debian 13's binary
-# packages need Debian 13's libc).  `make test PG=17`, `make demo PG=17`
-# and `make bench PG=17` run through it (docs/infra.md, "PostgreSQL 17").
+# packages need Debian 13's libc); with SLIMHEAP_ROOT_PG=19, PostgreSQL 19
+# from Debian's experimental suite in a Debian sid root (sid-root: the
+# same steps, another package list and apt settings).  `make test PG=17`
+# (or 19), `make demo` and `make bench` run through it (docs/infra.md).
+# The mirror is the one this machine's apt uses (SLIMHEAP_DEBIAN_MIRROR
+# overrides it).
 #
 #   scripts/debian-root.sh prepare       make sure the root is complete;
 #                                        print its path
@@ -19,7 +23,7 @@
 #
 # The root: $SLIMHEAP_ROOT_CACHE/debian13-root (default
 # /var/cache/slimheap/debian13-root), outside any checkout.  It is made
-# once: `debootstrap --variant=minbase trixie` from deb.debian.org
+# once: `debootstrap --variant=minbase trixie` from this machine's mirror
 # (debootstrap is installed with apt when missing), then one apt-get
 # install of Debian 13's postgresql-17 and postgresql-server-dev-17 and of
 # what the suite, the benchmark and the Citus build need ($PACKAGES below).
@@ -67,11 +71,27 @@ HERE=$(dirname "$SELF")
 . "$HERE/apt-deps.sh"
 
 CACHE=${SLIMHEAP_ROOT_CACHE:-${SLIMHEAP_PG_CACHE:-/var/cache/slimheap}}
-NAME=debian13-root
-SUITE=trixie
-MIRROR=${SLIMHEAP_ROOT_MIRROR:-http://deb.debian.org/debian}
-SECURITY=${SLIMHEAP_ROOT_SECURITY:-http://deb.debian.org/debian-security}
-MAJOR=17
+# the mirror: this machine's own (apt-deps.sh), or SLIMHEAP_DEBIAN_MIRROR
+MIRROR=${SLIMHEAP_ROOT_MIRROR:-$(debian_mirror)}
+SECURITY=${SLIMHEAP_ROOT_SECURITY:-$(debian_mirror security)}
+# which PostgreSQL: 17 (Debian 13) or 19 (Debian sid with experimental)
+MAJOR=${SLIMHEAP_ROOT_PG:-17}
+case "$MAJOR" in
+	17)
+		NAME=debian13-root
+		SUITE=trixie
+		DISTRO="Debian 13"
+		;;
+	19)
+		NAME=sid-root
+		SUITE=sid
+		DISTRO="Debian sid"
+		;;
+	*)
+		echo "debian-root: no root for PostgreSQL $MAJOR (17 or 19)" >&2
+		exit 2
+		;;
+esac
 INNER_PG_CONFIG=/usr/lib/postgresql/$MAJOR/bin/pg_config
 # where the checkout appears inside the root
 INNER_TREE=/slimheap
@@ -81,10 +101,21 @@ INNER_TREE=/slimheap
 # libraries scripts/citus-build.sh installs on the host, ICU's headers
 # (Debian 13's utils/pg_locale.h includes unicode/ucol.h), and pg_repack and
 # pg_partman for t/060 and t/061 (docs/tools.md)
-PACKAGES=("postgresql-$MAJOR" "postgresql-server-dev-$MAJOR" libipc-run-perl
-	"postgresql-$MAJOR-repack" "postgresql-$MAJOR-partman"
-	gcc make libc6-dev git gnuplot-nox
-	liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev libicu-dev)
+if [ "$MAJOR" = 17 ]; then
+	PACKAGES=("postgresql-$MAJOR" "postgresql-server-dev-$MAJOR" libipc-run-perl
+		"postgresql-$MAJOR-repack" "postgresql-$MAJOR-partman"
+		gcc make libc6-dev git gnuplot-nox
+		liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev libicu-dev)
+else
+	# 19 is in experimental only (19~rc1 until 19.0 reaches the archive);
+	# without libpq from there apt picks sid's, for 18
+	# (JIT is a package of its own there, which the suite's JIT part needs)
+	PACKAGES=("postgresql-$MAJOR/experimental" "postgresql-server-dev-$MAJOR/experimental"
+		"postgresql-client-$MAJOR/experimental" "postgresql-$MAJOR-jit/experimental"
+		libpq5/experimental
+		libpq-dev/experimental libipc-run-perl gcc make libc6-dev git gnuplot-nox
+		liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev libicu-dev)
+fi
 
 BOOT_STAMP=.slimheap-debootstrap-complete
 ROOT_STAMP=.slimheap-root-complete
@@ -100,7 +131,7 @@ die()
 	say "$*"
 	if [ "$COUNTED" = 1 ]; then
 		printf '\n=== summary ===\n%-22s %3d passed, %3d failed  (%s)\n\n0 passed, 1 failed\n' \
-			"setup:" 0 1 "PostgreSQL $MAJOR in the Debian 13 root: $*"
+			"setup:" 0 1 "PostgreSQL $MAJOR in the $DISTRO root: $*"
 	fi
 	exit 1
 }
@@ -109,6 +140,7 @@ die()
 # process chrooted into it reads exactly this.
 paths()
 {
+	[ -n "$MIRROR" ] || die "no Debian mirror in this machine's apt sources: set SLIMHEAP_DEBIAN_MIRROR"
 	if ! mkdir -p "$CACHE" 2>/dev/null || ! [ -w "$CACHE" ]; then
 		die "cannot write to $CACHE (run as root, or set SLIMHEAP_ROOT_CACHE)"
 	fi
@@ -328,12 +360,20 @@ debootstrap_root()
 	fi
 	rm -f "$log"
 
-	# apt: the suite's updates and security fixes; no recommends
-	cat >"$part/etc/apt/sources.list" <<EOF
-deb $MIRROR $SUITE main
-deb $MIRROR $SUITE-updates main
-deb $SECURITY $SUITE-security main
-EOF
+	# apt: the suite's updates and security fixes (trixie), or sid and
+	# experimental, whose Release files on the mirror may be past their
+	# Valid-Until date; no recommends
+	if [ "$SUITE" = sid ]; then
+		printf 'deb %s sid main\ndeb %s experimental main\n' "$MIRROR" "$MIRROR" \
+			>"$part/etc/apt/sources.list"
+		echo 'Acquire::Check-Valid-Until "false";' >"$part/etc/apt/apt.conf.d/91slimheap-valid-until"
+	else
+		{
+			echo "deb $MIRROR $SUITE main"
+			echo "deb $MIRROR $SUITE-updates main"
+			[ -n "$SECURITY" ] && echo "deb $SECURITY $SUITE-security main"
+		} >"$part/etc/apt/sources.list"
+	fi
 	cat >"$part/etc/apt/apt.conf.d/90slimheap" <<'EOF'
 APT::Install-Recommends "false";
 APT::Install-Suggests "false";
@@ -381,7 +421,7 @@ install_packages()
 		die "apt-get install in the root failed (log: $log)"
 	fi
 	local p missing=
-	for p in "${PACKAGES[@]}"; do
+	for p in "${PACKAGES[@]%/*}"; do
 		# (no `| grep -q` under pipefail: it fails when grep exits first)
 		[ "$(chroot "$R" dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] ||
 			missing="$missing $p"

@@ -127,12 +127,16 @@ if [ -n "${SLIMHEAP_PG_SOURCE:-}" ]; then
 else
 	A=$CACHE/apt
 	mkdir -p "$A/etc" "$A/lists/partial" "$A/cache/archives/partial" "$A/src"
-	cat >"$A/etc/sources.list" <<SRC
-deb-src http://deb.debian.org/debian bookworm main
-deb-src http://deb.debian.org/debian-security bookworm-security main
-deb-src http://deb.debian.org/debian trixie main
-deb-src http://deb.debian.org/debian sid main
-SRC
+	# the machine's own mirror (scripts/apt-deps.sh), as apt uses it
+	M=$(debian_mirror)
+	MS=$(debian_mirror security)
+	[ -n "$M" ] || { say "no Debian mirror in this machine's apt sources: set SLIMHEAP_DEBIAN_MIRROR"; exit 1; }
+	{
+		echo "deb-src $M bookworm main"
+		[ -n "$MS" ] && echo "deb-src $MS bookworm-security main"
+		echo "deb-src $M trixie main"
+		echo "deb-src $M sid main"
+	} >"$A/etc/sources.list"
 	APT=(-o "Dir::Etc::SourceList=$A/etc/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o "Dir::State::Lists=$A/lists" -o "Dir::Cache=$A/cache" -q)
 	say "fetching the source of $PKG from Debian's archive"

@@ -26,7 +26,7 @@ use SlimFuzz::Session;
 use Test::More;
 
 my $probe = PostgreSQL::Test::Cluster->new('probe');
-my $at_run_time = $probe->pg_version >= 19;
+my $at_run_time = $probe->pg_version->major >= 19;	# 19rc1 too
 
 my $node = slim_node('node', allows_streaming => ($at_run_time ? 1 : 'logical'));
 $node->start;
