@@ -51,4 +51,11 @@ extern void slim_move_hidden_rows(Relation rel, Oid building,
 								  int building_last);
 extern void slim_rewrite_table(Oid relid);
 
+/* slim_index_stmt.c: the statements around builds */
+extern bool slim_index_in_ddl(void);
+extern bool slim_index_in_concurrent_ddl(void);
+extern void slim_index_lock_moves(Relation rel);
+extern void slim_index_note_pending(Relation rel, double hidden_share);
+extern void slim_index_stmt_init(void);
+
 #endif							/* SLIM_INDEX_H */

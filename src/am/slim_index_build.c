@@ -42,21 +42,13 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/index.h"
-#include "commands/defrem.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "nodes/parsenodes.h"
 #include "optimizer/optimizer.h"
-#include "optimizer/pathnode.h"
-#include "optimizer/plancat.h"
 #include "storage/bufmgr.h"
-#include "storage/lmgr.h"
-#include "storage/lock.h"
-#include "tcop/utility.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/inval.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
@@ -65,31 +57,6 @@
 #include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
-
-/* utility statements under way in this backend, and whether concurrent */
-static int	slim_ddl_depth = 0;
-static bool slim_ddl_concurrent = false;
-
-/*
- * Tables whose rows a plain build left to move, with the depth of the
- * utility statement that built (its end moves them) and the subtransaction
- * (an abort takes the entry and the lock away); in TopTransactionContext.
- */
-typedef struct SlimPendingMove
-{
-	Oid			relid;
-	int			depth;
-	SubTransactionId subid;
-	double		hidden_share;	/* of the live rows, the largest a build saw */
-} SlimPendingMove;
-
-/* share of hidden rows from which a table under AccessExclusiveLock is rewritten */
-#define SLIM_REWRITE_SHARE	0.25
-
-static List *slim_pending_moves = NIL;
-
-static ProcessUtility_hook_type prev_utility_hook = NULL;
-static slim_rel_hook_type prev_relation_info_hook = NULL;
 
 typedef struct SlimBuildState
 {
@@ -131,56 +98,6 @@ slim_index_info_attrs(IndexInfo *index_info)
 	pull_varattnos((Node *) index_info->ii_Expressions, 1, &attrs);
 	pull_varattnos((Node *) index_info->ii_Predicate, 1, &attrs);
 	return attrs;
-}
-
-/*
- * Plain builds on one table may run side by side (ShareLock), and each
- * assumes that nobody writes the table meanwhile; moves do.  So a plain
- * build that may move rows holds this lock of the table until its
- * transaction ends, and such builds take turns: the next one's scan sees
- * the rows moved, and its moves reach the finished index.
- */
-static void
-slim_lock_moves(Relation rel)
-{
-	LOCKTAG		tag;
-
-	tag.locktag_field1 = MyDatabaseId;
-	tag.locktag_field2 = RelationGetRelid(rel);
-	tag.locktag_field3 = 0x534C;	/* "SL" */
-	tag.locktag_field4 = 0;
-	tag.locktag_type = LOCKTAG_USERLOCK;
-	tag.locktag_lockmethodid = DEFAULT_LOCKMETHOD;
-	if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
-		AcceptInvalidationMessages();	/* the indexes the last one built */
-}
-
-/* remember that rel's rows must move when this statement ends */
-static void
-slim_note_pending(Relation rel, double hidden_share)
-{
-	ListCell   *lc;
-	SlimPendingMove *pm;
-	MemoryContext oldcxt;
-
-	foreach(lc, slim_pending_moves)
-	{
-		pm = (SlimPendingMove *) lfirst(lc);
-		if (pm->relid == RelationGetRelid(rel))
-		{
-			pm->depth = Min(pm->depth, slim_ddl_depth);
-			pm->hidden_share = Max(pm->hidden_share, hidden_share);
-			return;
-		}
-	}
-	oldcxt = MemoryContextSwitchTo(TopTransactionContext);
-	pm = palloc(sizeof(SlimPendingMove));
-	pm->relid = RelationGetRelid(rel);
-	pm->depth = slim_ddl_depth;
-	pm->subid = GetCurrentSubTransactionId();
-	pm->hidden_share = hidden_share;
-	slim_pending_moves = lappend(slim_pending_moves, pm);
-	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -531,12 +448,11 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	 * which builds no index); a plain build that may move rows first waits
 	 * its turn (slim_lock_moves()).
 	 */
-	bs.move_now = index_info->ii_Concurrent && slim_ddl_concurrent &&
-		slim_ddl_depth > 0;
-	if (!index_info->ii_Concurrent && slim_ddl_depth > 0 &&
+	bs.move_now = index_info->ii_Concurrent && slim_index_in_concurrent_ddl();
+	if (!index_info->ii_Concurrent && slim_index_in_ddl() &&
 		!IsInParallelMode())
 	{
-		slim_lock_moves(rel);
+		slim_index_lock_moves(rel);
 		if (scan == NULL && start_blockno == 0 &&
 			numblocks == InvalidBlockNumber &&
 			slim_build_moves_first(rel, index, &bs))
@@ -579,8 +495,8 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		slim_return_heap_routine(rel, own);
 	}
 	PG_END_TRY();
-	if (bs.hidden_rows > 0 && slim_ddl_depth > 0)
-		slim_note_pending(rel, bs.hidden_rows / bs.live_rows);
+	if (bs.hidden_rows > 0 && slim_index_in_ddl())
+		slim_index_note_pending(rel, bs.hidden_rows / bs.live_rows);
 
 	/* heap tells a broken HOT chain through the IndexInfo it was given */
 	index_info->ii_BrokenHotChain = heap_info.ii_BrokenHotChain;
@@ -633,181 +549,6 @@ slim_index_validate_scan(Relation table_rel, Relation index_rel,
 	PG_END_TRY();
 }
 
-/*
- * The moves the plain builds of this transaction left, of statements at
- * depth min_depth or deeper (0: all).
- */
-static void
-slim_run_pending_moves(int min_depth)
-{
-	ListCell   *lc;
-
-	foreach(lc, slim_pending_moves)
-	{
-		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
-		Relation	rel;
-
-		if (pm->depth < min_depth)
-			continue;
-		slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
-		/* the build's lock is still held; the table may be gone since */
-		rel = try_table_open(pm->relid, NoLock);
-		if (rel != NULL && !slim_is_slimheap_relation(rel))
-		{
-			table_close(rel, NoLock);
-			rel = NULL;
-		}
-		if (rel == NULL)
-			;
-		else if (pm->hidden_share >= SLIM_REWRITE_SHARE &&
-				 CheckRelationLockedByMe(rel, AccessExclusiveLock, false))
-		{
-			/* ALTER TABLE ... ADD PRIMARY KEY after a load, say: cheaper */
-			ereport(NOTICE,
-					(errmsg("rewriting table \"%s\" so that its rows keep the columns its indexes read in their prefix",
-							RelationGetRelationName(rel)),
-					 errdetail("%.0f%% of its rows kept an indexed value in their compressed tail.",
-							   pm->hidden_share * 100)));
-			table_close(rel, NoLock);
-			slim_rewrite_table(pm->relid);
-		}
-		else
-		{
-			slim_move_hidden_rows(rel, InvalidOid, NULL, 0);
-			table_close(rel, NoLock);
-		}
-		pfree(pm);
-	}
-}
-
-static bool
-slim_statement_is_concurrent(Node *parsetree)
-{
-	ListCell   *lc;
-
-	if (IsA(parsetree, IndexStmt))
-		return ((IndexStmt *) parsetree)->concurrent;
-	if (!IsA(parsetree, ReindexStmt))
-		return false;
-	foreach(lc, ((ReindexStmt *) parsetree)->params)
-	{
-		DefElem    *opt = (DefElem *) lfirst(lc);
-
-		if (strcmp(opt->defname, "concurrently") == 0 && defGetBoolean(opt))
-			return true;
-	}
-	return false;
-}
-
-/* rows a plain build left are moved as the statement that built it ends */
-static void
-slim_index_utility(PlannedStmt *pstmt, const char *queryString,
-				   bool readOnlyTree, ProcessUtilityContext context,
-				   ParamListInfo params, QueryEnvironment *queryEnv,
-				   DestReceiver *dest, QueryCompletion *qc)
-{
-	bool		save_concurrent = slim_ddl_concurrent;
-
-	if (slim_statement_is_concurrent(pstmt->utilityStmt))
-		slim_ddl_concurrent = true;
-	slim_ddl_depth++;
-	PG_TRY();
-	{
-		if (prev_utility_hook)
-			prev_utility_hook(pstmt, queryString, readOnlyTree, context,
-							  params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
-									context, params, queryEnv, dest, qc);
-	}
-	PG_FINALLY();
-	{
-		slim_ddl_depth--;
-		slim_ddl_concurrent = save_concurrent;
-	}
-	PG_END_TRY();
-
-	/* before the next statement (of a DO block, say) can update them */
-	if (slim_pending_moves != NIL && IsTransactionState())
-		slim_run_pending_moves(slim_ddl_depth + 1);
-}
-
-/*
- * plan_create_index_workers() plans a dummy query over the table (no join
- * tree, an inheritance parent): builds that may meet hidden values get no
- * parallel workers.
- */
-static void
-slim_relation_info(SLIM_REL_HOOK_PARAMS)
-{
-	Oid			relid;
-	bool		inhparent;
-
-	if (prev_relation_info_hook)
-		prev_relation_info_hook(SLIM_REL_HOOK_ARGS);
-	if (!slim_rel_hook_args(relid, inhparent))
-		return;
-
-	if (inhparent && root->parse->jointree == NULL &&
-		root->parse->commandType == CMD_SELECT &&
-		rel->reloptkind == RELOPT_BASEREL)
-	{
-		Relation	table = table_open(relid, NoLock);
-
-		if (slim_is_slimheap_relation(table) &&
-			slim_get_relinfo(table)->options.null_bitmap ==
-			SLIM_NULL_BITMAP_COMPRESS)
-			rel->rel_parallel_workers = 0;
-		table_close(table, NoLock);
-	}
-}
-
-/* REINDEX SCHEMA and DATABASE commit inside the statement: move first */
-static void
-slim_index_xact_callback(XactEvent event, void *arg)
-{
-	switch (event)
-	{
-		case XACT_EVENT_PRE_COMMIT:
-		case XACT_EVENT_PRE_PREPARE:
-			if (slim_pending_moves != NIL)
-				slim_run_pending_moves(0);
-			break;
-		case XACT_EVENT_ABORT:
-		case XACT_EVENT_PARALLEL_ABORT:
-		case XACT_EVENT_COMMIT:
-		case XACT_EVENT_PARALLEL_COMMIT:
-		case XACT_EVENT_PREPARE:
-			slim_pending_moves = NIL;	/* freed with TopTransactionContext */
-			break;
-		default:
-			break;
-	}
-}
-
-/* an aborted subtransaction's builds are gone, and so is its lock */
-static void
-slim_index_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
-							SubTransactionId parentSubid, void *arg)
-{
-	ListCell   *lc;
-
-	foreach(lc, slim_pending_moves)
-	{
-		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
-
-		if (pm->subid != mySubid)
-			continue;
-		if (event == SUBXACT_EVENT_ABORT_SUB)
-		{
-			slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
-			pfree(pm);
-		}
-		else if (event == SUBXACT_EVENT_COMMIT_SUB)
-			pm->subid = parentSubid;
-	}
-}
-
 void
 slim_init_index_routine(TableAmRoutine *routine)
 {
@@ -819,10 +560,5 @@ void
 slim_index_build_init(void)
 {
 	slim_heap_borrow_init();
-	prev_utility_hook = ProcessUtility_hook;
-	ProcessUtility_hook = slim_index_utility;
-	prev_relation_info_hook = slim_rel_hook;
-	slim_rel_hook = slim_relation_info;
-	RegisterXactCallback(slim_index_xact_callback, NULL);
-	RegisterSubXactCallback(slim_index_subxact_callback, NULL);
+	slim_index_stmt_init();
 }

@@ -1,0 +1,315 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_index_stmt.c
+ *	  The statements around index builds on slimheap tables: which utility
+ *	  statement is under way, the rows a plain build leaves to move when
+ *	  its statement ends, and the planner's parallel workers for builds.
+ *
+ * A plain build that meets rows it cannot re-lay out before its scan (a
+ * table that left compress mode, REINDEX, ...) moves them when the
+ * utility statement that built ends (slim_index_utility()), or before a
+ * commit inside REINDEX SCHEMA and DATABASE (slim_index_xact_callback()).
+ * docs/format.md, "Index builds".
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_index_stmt.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "commands/defrem.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/plancat.h"
+#include "storage/lmgr.h"
+#include "storage/lock.h"
+#include "tcop/utility.h"
+#include "utils/inval.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "slim_compat.h"
+#include "slim_index.h"
+#include "slimheap.h"
+
+/* utility statements under way in this backend, and whether concurrent */
+static int	slim_ddl_depth = 0;
+static bool slim_ddl_concurrent = false;
+
+/*
+ * Tables whose rows a plain build left to move, with the depth of the
+ * utility statement that built (its end moves them) and the subtransaction
+ * (an abort takes the entry and the lock away); in TopTransactionContext.
+ */
+typedef struct SlimPendingMove
+{
+	Oid			relid;
+	int			depth;
+	SubTransactionId subid;
+	double		hidden_share;	/* of the live rows, the largest a build saw */
+} SlimPendingMove;
+
+/* share of hidden rows from which a table under AccessExclusiveLock is rewritten */
+#define SLIM_REWRITE_SHARE	0.25
+
+static List *slim_pending_moves = NIL;
+
+static ProcessUtility_hook_type prev_utility_hook = NULL;
+static slim_rel_hook_type prev_relation_info_hook = NULL;
+
+/*
+ * Plain builds on one table may run side by side (ShareLock), and each
+ * assumes that nobody writes the table meanwhile; moves do.  So a plain
+ * build that may move rows holds this lock of the table until its
+ * transaction ends, and such builds take turns: the next one's scan sees
+ * the rows moved, and its moves reach the finished index.
+ */
+void
+slim_index_lock_moves(Relation rel)
+{
+	LOCKTAG		tag;
+
+	tag.locktag_field1 = MyDatabaseId;
+	tag.locktag_field2 = RelationGetRelid(rel);
+	tag.locktag_field3 = 0x534C;	/* "SL" */
+	tag.locktag_field4 = 0;
+	tag.locktag_type = LOCKTAG_USERLOCK;
+	tag.locktag_lockmethodid = DEFAULT_LOCKMETHOD;
+	if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
+		AcceptInvalidationMessages();	/* the indexes the last one built */
+}
+
+/* remember that rel's rows must move when this statement ends */
+void
+slim_index_note_pending(Relation rel, double hidden_share)
+{
+	ListCell   *lc;
+	SlimPendingMove *pm;
+	MemoryContext oldcxt;
+
+	foreach(lc, slim_pending_moves)
+	{
+		pm = (SlimPendingMove *) lfirst(lc);
+		if (pm->relid == RelationGetRelid(rel))
+		{
+			pm->depth = Min(pm->depth, slim_ddl_depth);
+			pm->hidden_share = Max(pm->hidden_share, hidden_share);
+			return;
+		}
+	}
+	oldcxt = MemoryContextSwitchTo(TopTransactionContext);
+	pm = palloc(sizeof(SlimPendingMove));
+	pm->relid = RelationGetRelid(rel);
+	pm->depth = slim_ddl_depth;
+	pm->subid = GetCurrentSubTransactionId();
+	pm->hidden_share = hidden_share;
+	slim_pending_moves = lappend(slim_pending_moves, pm);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The moves the plain builds of this transaction left, of statements at
+ * depth min_depth or deeper (0: all).
+ */
+static void
+slim_run_pending_moves(int min_depth)
+{
+	ListCell   *lc;
+
+	foreach(lc, slim_pending_moves)
+	{
+		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
+		Relation	rel;
+
+		if (pm->depth < min_depth)
+			continue;
+		slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
+		/* the build's lock is still held; the table may be gone since */
+		rel = try_table_open(pm->relid, NoLock);
+		if (rel != NULL && !slim_is_slimheap_relation(rel))
+		{
+			table_close(rel, NoLock);
+			rel = NULL;
+		}
+		if (rel == NULL)
+			;
+		else if (pm->hidden_share >= SLIM_REWRITE_SHARE &&
+				 CheckRelationLockedByMe(rel, AccessExclusiveLock, false))
+		{
+			/* ALTER TABLE ... ADD PRIMARY KEY after a load, say: cheaper */
+			ereport(NOTICE,
+					(errmsg("rewriting table \"%s\" so that its rows keep the columns its indexes read in their prefix",
+							RelationGetRelationName(rel)),
+					 errdetail("%.0f%% of its rows kept an indexed value in their compressed tail.",
+							   pm->hidden_share * 100)));
+			table_close(rel, NoLock);
+			slim_rewrite_table(pm->relid);
+		}
+		else
+		{
+			slim_move_hidden_rows(rel, InvalidOid, NULL, 0);
+			table_close(rel, NoLock);
+		}
+		pfree(pm);
+	}
+}
+
+static bool
+slim_statement_is_concurrent(Node *parsetree)
+{
+	ListCell   *lc;
+
+	if (IsA(parsetree, IndexStmt))
+		return ((IndexStmt *) parsetree)->concurrent;
+	if (!IsA(parsetree, ReindexStmt))
+		return false;
+	foreach(lc, ((ReindexStmt *) parsetree)->params)
+	{
+		DefElem    *opt = (DefElem *) lfirst(lc);
+
+		if (strcmp(opt->defname, "concurrently") == 0 && defGetBoolean(opt))
+			return true;
+	}
+	return false;
+}
+
+/* rows a plain build left are moved as the statement that built it ends */
+static void
+slim_index_utility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	bool		save_concurrent = slim_ddl_concurrent;
+
+	if (slim_statement_is_concurrent(pstmt->utilityStmt))
+		slim_ddl_concurrent = true;
+	slim_ddl_depth++;
+	PG_TRY();
+	{
+		if (prev_utility_hook)
+			prev_utility_hook(pstmt, queryString, readOnlyTree, context,
+							  params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
+									context, params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		slim_ddl_depth--;
+		slim_ddl_concurrent = save_concurrent;
+	}
+	PG_END_TRY();
+
+	/* before the next statement (of a DO block, say) can update them */
+	if (slim_pending_moves != NIL && IsTransactionState())
+		slim_run_pending_moves(slim_ddl_depth + 1);
+}
+
+/*
+ * plan_create_index_workers() plans a dummy query over the table (no join
+ * tree, an inheritance parent): builds that may meet hidden values get no
+ * parallel workers.
+ */
+static void
+slim_relation_info(SLIM_REL_HOOK_PARAMS)
+{
+	Oid			relid;
+	bool		inhparent;
+
+	if (prev_relation_info_hook)
+		prev_relation_info_hook(SLIM_REL_HOOK_ARGS);
+	if (!slim_rel_hook_args(relid, inhparent))
+		return;
+
+	if (inhparent && root->parse->jointree == NULL &&
+		root->parse->commandType == CMD_SELECT &&
+		rel->reloptkind == RELOPT_BASEREL)
+	{
+		Relation	table = table_open(relid, NoLock);
+
+		if (slim_is_slimheap_relation(table) &&
+			slim_get_relinfo(table)->options.null_bitmap ==
+			SLIM_NULL_BITMAP_COMPRESS)
+			rel->rel_parallel_workers = 0;
+		table_close(table, NoLock);
+	}
+}
+
+/* REINDEX SCHEMA and DATABASE commit inside the statement: move first */
+static void
+slim_index_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (slim_pending_moves != NIL)
+				slim_run_pending_moves(0);
+			break;
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PARALLEL_ABORT:
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_PARALLEL_COMMIT:
+		case XACT_EVENT_PREPARE:
+			slim_pending_moves = NIL;	/* freed with TopTransactionContext */
+			break;
+		default:
+			break;
+	}
+}
+
+/* an aborted subtransaction's builds are gone, and so is its lock */
+static void
+slim_index_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+							SubTransactionId parentSubid, void *arg)
+{
+	ListCell   *lc;
+
+	foreach(lc, slim_pending_moves)
+	{
+		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);
+
+		if (pm->subid != mySubid)
+			continue;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+		{
+			slim_pending_moves = foreach_delete_current(slim_pending_moves, lc);
+			pfree(pm);
+		}
+		else if (event == SUBXACT_EVENT_COMMIT_SUB)
+			pm->subid = parentSubid;
+	}
+}
+
+/* whether a utility statement is under way in this backend */
+bool
+slim_index_in_ddl(void)
+{
+	return slim_ddl_depth > 0;
+}
+
+/* whether it is a CONCURRENTLY one (CREATE INDEX, REINDEX) */
+bool
+slim_index_in_concurrent_ddl(void)
+{
+	return slim_ddl_depth > 0 && slim_ddl_concurrent;
+}
+
+void
+slim_index_stmt_init(void)
+{
+	prev_utility_hook = ProcessUtility_hook;
+	ProcessUtility_hook = slim_index_utility;
+	prev_relation_info_hook = slim_rel_hook;
+	slim_rel_hook = slim_relation_info;
+	RegisterXactCallback(slim_index_xact_callback, NULL);
+	RegisterSubXactCallback(slim_index_subxact_callback, NULL);
+}
