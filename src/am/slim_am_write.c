@@ -57,6 +57,15 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 						   info->min_natts, info->prefix_natts);
 }
 
+/* rel's facts with every attribute in the prefix (no tail), in *local */
+static inline const SlimRelInfo *
+slim_info_without_tail(Relation rel, SlimRelInfo *local)
+{
+	*local = *slim_get_relinfo(rel);
+	local->prefix_natts = RelationGetDescr(rel)->natts;
+	return local;
+}
+
 /*
  * The row in slot formed as info says, but with no tail: for a write that
  * heap will log for logical decoding, or whose old row the toaster reads.
@@ -66,12 +75,12 @@ static HeapTuple
 slim_prepare_row_without_tail(Relation rel, TupleTableSlot *slot,
 							  HeapTuple tuple, bool *in_slot)
 {
-	SlimRelInfo no_tail = *slim_get_relinfo(rel);
+	SlimRelInfo no_tail;
 
-	no_tail.prefix_natts = RelationGetDescr(rel)->natts;
 	if (!*in_slot)
 		heap_freetuple(tuple);
-	return slim_prepare_row_with(rel, &no_tail, slot, in_slot);
+	return slim_prepare_row_with(rel, slim_info_without_tail(rel, &no_tail),
+								 slot, in_slot);
 }
 
 /*
@@ -242,10 +251,9 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		(void) GetCurrentTransactionId();
 		if (RelationIsLogicallyLogged(rel))
 		{
-			no_tail = *info;
-			no_tail.prefix_natts = RelationGetDescr(rel)->natts;
+			info = slim_info_without_tail(rel, &no_tail);
 			for (i = 0; i < ntuples; i++)
-				(void) slim_slot_fitted(slots[i], &no_tail);
+				(void) slim_slot_fitted(slots[i], info);
 		}
 	}
 	for (i = 0; i < ntuples; i++)

@@ -129,8 +129,9 @@ slim_mover_end(SlimMover *mv)
 
 /*
  * A transaction block that uses one snapshot (REPEATABLE READ,
- * SERIALIZABLE) may not move a row its snapshot does not see: the moved version would be the
- * transaction's own, hence visible to it, a row it never saw before.  Such
+ * SERIALIZABLE) may not move a row its snapshot does not see: the moved
+ * version would be the transaction's own, hence visible to it, a row it
+ * never saw before.  Such
  * a row was written after the snapshot was taken, so the rule PostgreSQL
  * applies to an UPDATE of it applies: a serialization failure.
  */
