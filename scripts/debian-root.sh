@@ -109,10 +109,12 @@ if [ "$MAJOR" = 17 ]; then
 else
 	# 19 is in experimental only (19~rc1 until 19.0 reaches the archive);
 	# without libpq from there apt picks sid's, for 18
-	# (JIT is a package of its own there, which the suite's JIT part needs)
+	# (JIT is a package of its own there, which the suite's JIT part needs);
+	# sid's own 18 too, the old server of t/017's upgrade to 19 (the
+	# project's 18 build links Debian 12's libraries)
 	PACKAGES=("postgresql-$MAJOR/experimental" "postgresql-server-dev-$MAJOR/experimental"
 		"postgresql-client-$MAJOR/experimental" "postgresql-$MAJOR-jit/experimental"
-		libpq5/experimental
+		postgresql-18 postgresql-server-dev-18 libpq5/experimental
 		libpq-dev/experimental libipc-run-perl gcc make libc6-dev git gnuplot-nox
 		liblz4-dev libzstd-dev libcurl4-openssl-dev libkrb5-dev libicu-dev)
 fi

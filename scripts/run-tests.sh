@@ -142,6 +142,34 @@ else
 	echo "installed into $("$PG_CONFIG" --pkglibdir)"
 fi
 
+# Older servers of this machine (/usr/lib/postgresql/N with PGXS, N from 15
+# up to this server's major) get slimheap too, built from this tree in a
+# scratch copy: t/017 upgrades from each of them with pg_upgrade (on 19, in
+# the sid root, from sid's own 18).  A build that fails counts as a failure.
+install_into_older_servers()
+{
+	local dir major cfg scratch
+	for dir in /usr/lib/postgresql/*; do
+		major=$(basename "$dir")
+		cfg=$dir/bin/pg_config
+		[[ $major =~ ^[0-9]+$ ]] && [ "$major" -ge 15 ] && [ "$major" -lt "$PG_MAJOR" ] || continue
+		[ -x "$cfg" ] && [ -f "$("$cfg" --pgxs 2>/dev/null)" ] || continue
+		[ "$("$cfg" --bindir)" != "$BINDIR" ] || continue
+		scratch=$(mktemp -d /tmp/slimheap-older.XXXXXX)
+		if tar -C "$ROOT" --exclude=./.git -cf - . | tar -C "$scratch" -xf - &&
+			make -C "$scratch" -s clean PG_CONFIG="$cfg" >/dev/null 2>&1 &&
+			make -C "$scratch" -s PG_CONFIG="$cfg" >"$scratch.log" 2>&1 &&
+			make -C "$scratch" -s install PG_CONFIG="$cfg" >>"$scratch.log" 2>&1; then
+			echo "installed into $("$cfg" --pkglibdir) (PostgreSQL $major, for t/017's upgrade)"
+			rm -f "$scratch.log"
+		else
+			tail -n 30 "$scratch.log" 2>/dev/null
+			record "older server" 0 1 "cannot build slimheap for PostgreSQL $major ($cfg)"
+		fi
+		rm -rf "$scratch"
+	done
+}
+
 # Citus, for the distributed tests of t/citus/ (docs/scale-out.md).  Citus 14
 # supports PostgreSQL 16 to 18: on those servers t/citus/ is part of the TAP
 # run, and scripts/citus-build.sh provides Citus first (an installed one, or
@@ -150,6 +178,10 @@ fi
 # test at all; a run on 19 says that it skips them (Citus 14.0.1 refuses
 # to configure on 19) until a Citus for 19 can be reached.
 PG_MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+if [ -z "$INSTALLED" ]; then
+	note "older servers (for t/017's pg_upgrade)"
+	install_into_older_servers
+fi
 CITUS_TAP=
 if [ -z "$INSTALLED" ] && [ "$PG_MAJOR" -ge 19 ] 2>/dev/null; then
 	note "Citus (for t/citus/)"
