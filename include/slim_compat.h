@@ -43,6 +43,7 @@
 #else
 #include "commands/cluster.h"
 #endif
+#include "executor/tuptable.h"
 #include "storage/bufmgr.h"
 
 #if PG_VERSION_NUM < 150000 || PG_VERSION_NUM >= 200000
@@ -409,6 +410,26 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 #else
 #define SLIM_SLOT_FILLS_MISSING		0
 #define slim_heap_deform_reach(n, natts)	((void) (natts), (n))
+#endif
+
+/*
+ * 19's heap deforming reads the leading attributes a slot's creator
+ * guarantees (NOT NULL, by value, never missing: tts_first_nonguaranteed,
+ * set when it passes TTS_FLAG_OBEYS_NOT_NULL_CONSTRAINTS) at their cached
+ * offsets, without NULL checks.  A slimheap row without a tail stores
+ * those attributes as heap does (truncation drops only trailing NULLs), and
+ * of a tail row heap is asked for the prefix only: the reader gets the
+ * slot's guarantee, as a heap table's slot has it.
+ */
+#if PG_VERSION_NUM >= 190000
+static inline void
+slim_slot_pass_guarantee(TupleTableSlot *reader, const TupleTableSlot *slot)
+{
+	reader->tts_flags |= slot->tts_flags & TTS_FLAG_OBEYS_NOT_NULL_CONSTRAINTS;
+	reader->tts_first_nonguaranteed = slot->tts_first_nonguaranteed;
+}
+#else
+#define slim_slot_pass_guarantee(reader, slot)	((void) (reader), (void) (slot))
 #endif
 
 /* flags of a slot that its deforming keeps: 19 has none (TTS_FLAG_SLOW) */
