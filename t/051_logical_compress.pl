@@ -148,6 +148,30 @@ for my $t ('pk_comp', 'src_heap', 'full_comp')
 cmp_ok(tail_rows($sub, 'src_heap'), '>', 0,
 	'subscriber: the apply worker stored rows with a tail in the compress src_heap');
 
+# Rewrites are never decoded (heap's rewrite logs whole pages, and nothing
+# of it reaches a subscriber): VACUUM FULL and CLUSTER of pk_comp under
+# wal_level = logical give tails to the rows written without one, and the
+# UPDATEs and DELETEs of those rows replicate as before.
+is(tail_rows($pub, 'pk_comp', 'id BETWEEN 10001 AND 10200'), '0',
+	'before the rewrite the rows written under logical WAL have no tail');
+$pub->safe_psql('postgres', 'VACUUM FULL pk_comp');
+cmp_ok(tail_rows($pub, 'pk_comp', 'id BETWEEN 10001 AND 10200'), '>', 150,
+	'wal_level = logical: VACUUM FULL stores the rows written without a tail with one');
+$pub->safe_psql('postgres', 'CLUSTER pk_comp USING pk_comp_pkey');
+cmp_ok(tail_rows($pub, 'pk_comp', 'id BETWEEN 10001 AND 10200'), '>', 150,
+	'wal_level = logical: CLUSTER keeps them');
+$pub->safe_psql(
+	'postgres', qq{
+UPDATE pk_comp SET c61 = -id WHERE id BETWEEN 10001 AND 10200 AND id % 2 = 0;
+UPDATE pk_comp SET id = id + 200000 WHERE id BETWEEN 10001 AND 10200 AND id % 5 = 0;
+DELETE FROM pk_comp WHERE id BETWEEN 10001 AND 10200 AND id % 3 = 0;
+INSERT INTO pk_comp SELECT g, $values FROM generate_series(30001, 30050) g;
+});
+$pub->wait_for_catchup('comp');
+ok( $sub->safe_psql('postgres', 'SELECT * FROM pk_comp ORDER BY id') eq
+	  $pub->safe_psql('postgres', 'SELECT * FROM pk_comp ORDER BY id'),
+	'subscriber: pk_comp holds what the publisher holds after the rewrites and the writes on rewritten rows');
+
 # full_comp: its old rows have tails, and REPLICA IDENTITY FULL would log
 # them whole: UPDATE and DELETE are errors that change nothing.
 my $before = $pub->safe_psql('postgres', 'SELECT * FROM full_comp ORDER BY id');

@@ -204,7 +204,8 @@ slim_estimate_prefix_natts(Relation rel)
 
 	slim_read_options(RelationGetRelid(rel), &opts);
 	return slim_compress_prefix_natts(rel, NULL, &opts,
-									  slim_missing_natts(RelationGetDescr(rel)));
+									  slim_missing_natts(RelationGetDescr(rel)),
+									  RelationIsLogicallyLogged(rel));
 }
 
 /*

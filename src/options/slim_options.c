@@ -324,7 +324,7 @@ slim_warn_entries(const List *entries)
 		if (strcmp(lfirst(lc), SLIM_OPTION_PREFIX "null_bitmap=compress") == 0)
 			ereport(WARNING,
 					(errmsg("slimheap.null_bitmap = compress stores no compressed tails while " SLIM_LOGICAL_WAL_PHRASE),
-					 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
+					 errdetail("Logical decoding reads the rows heap logs for it as heap rows: rows written now are stored in the truncate form; CLUSTER and VACUUM FULL, which are never decoded, store tails."),
 					 errhint(SLIM_LOGICAL_WAL_HINT)));
 	}
 }
