@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -233,7 +234,9 @@ slim_build_relinfo(Relation rel)
 		local.rewrite_prefix_natts =
 			slim_compress_prefix_natts(rel, source, &local.options,
 									   local.min_natts, false);
-		local.prefix_natts = RelationIsLogicallyLogged(rel) ?
+		/* C3: slim_confirm_row() decides per write, when it can log tails */
+		local.prefix_natts =
+			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
 			RelationGetDescr(rel)->natts : local.rewrite_prefix_natts;
 	}
 	else
