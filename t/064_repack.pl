@@ -22,7 +22,7 @@ use PostgreSQL::Test::Utils;
 use SlimheapTest;
 use Test::More;
 
-my $node = slim_node('repack');
+my $node = slim_node('repack', allows_streaming => 1);
 if ($node->pg_version->major < 19)
 {
 	plan skip_all => 'REPACK is PostgreSQL 19\'s (VACUUM FULL and CLUSTER are tested on every version elsewhere)';
