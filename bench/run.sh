@@ -119,9 +119,13 @@ SERVER_STARTED=0
 
 cleanup() {
 	local rc=$?
+	local d
 	if [ $SERVER_STARTED = 1 ]; then
-		as_postgres "$PGBIN/pg_ctl" -D "$DATA" -m fast -w stop >/dev/null 2>&1 ||
-			as_postgres "$PGBIN/pg_ctl" -D "$DATA" -m immediate -w stop >/dev/null 2>&1 || true
+		for d in "$DATA" "$WORK/data-logical"; do
+			[ -f "$d/postmaster.pid" ] || continue
+			as_postgres "$PGBIN/pg_ctl" -D "$d" -m fast -w stop >/dev/null 2>&1 ||
+				as_postgres "$PGBIN/pg_ctl" -D "$d" -m immediate -w stop >/dev/null 2>&1 || true
+		done
 	fi
 	if [ $rc != 0 ] && [ -f "$WORK/server.log" ]; then
 		echo "--- last lines of the server log ---" >&2
@@ -156,18 +160,21 @@ SLIMHEAP_LIB=$WORK/slimheap.so
 cp "$SOURCE_LIB" "$SLIMHEAP_LIB"
 chmod 755 "$SLIMHEAP_LIB"
 
-log "initdb in $DATA"
-as_postgres "$PGBIN/initdb" -D "$DATA" -U postgres -A trust -E UTF8 \
-	--locale=C --no-sync >"$WORK/initdb.log"
-
 # Fixed settings: every table of a workload fits in shared_buffers; no
 # autovacuum; commits do not wait for the WAL flush; checkpoints happen only
 # when asked for (each timed section is preceded by CHECKPOINT); no JIT and
 # no parallel workers, whose start-up costs are noise on a 2-core machine.
-cat >>"$DATA/postgresql.conf" <<EOF
+# make_cluster DIR PORT [SETTING...]: initdb, these settings, and any more
+make_cluster() {
+	local dir=$1 port=$2
+	shift 2
+	log "initdb in $dir"
+	as_postgres "$PGBIN/initdb" -D "$dir" -U postgres -A trust -E UTF8 \
+		--locale=C --no-sync >"$dir.initdb.log"
+	cat >>"$dir/postgresql.conf" <<EOF
 
 # slimheap benchmark (bench/run.sh)
-port = $PORT
+port = $port
 listen_addresses = ''
 unix_socket_directories = '$WORK'
 shared_preload_libraries = '$SLIMHEAP_LIB'
@@ -183,6 +190,9 @@ jit = off
 max_parallel_workers_per_gather = 0
 max_parallel_maintenance_workers = 0
 EOF
+	printf '%s\n' "$@" >>"$dir/postgresql.conf"
+}
+make_cluster "$DATA" "$PORT"
 
 SERVER_STARTED=1		# from here on, cleanup stops the server
 
@@ -553,6 +563,39 @@ w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w9_round() { mixed_round W9 w9_src $W9_ROWS heap slimheap; }
 
+# --- W4 under wal_level = logical (issue 41) ---------------------------------
+# The WAL a W4 load writes while logical decoding is on, on a second server
+# started with wal_level = logical (the first runs with replica, as every
+# other figure here): heap; slimheap's truncate form, which is what
+# compress stored there before it could log tails for decoding; and
+# compress, whose tail rows write heap's record and slimheap's own.  WAL
+# from pg_current_wal_insert_lsn() around the load (primary key made
+# before it), and the main fork's size.  Measured once: bytes do not vary.
+logical_wal() {
+	local ldata=$WORK/data-logical lport=$((PORT + 1)) v t lsn main
+	make_cluster "$ldata" "$lport" "wal_level = logical" "unix_socket_directories = '$WORK'"
+	as_postgres "$PGBIN/pg_ctl" -D "$ldata" -l "$WORK/server-logical.log" -w start >/dev/null
+	PGPORT=$lport create_db bench
+	lq() { psql_db -p "$lport" -d bench -c "$1"; }
+	lq "CREATE EXTENSION pageinspect"
+	psql_db -p "$lport" -d bench -f "$BENCH/bench.sql" >/dev/null
+	lq "SELECT mixed_source('w4_src', $W4_ROWS, false)" >/dev/null
+	REP=1
+	for v in heap slimheap compress; do
+		t=w4_$v
+		lq "SELECT bench_create('$t', '$v', bench_coldefs_of('w4_src'))" >/dev/null
+		lq "ALTER TABLE $t ADD PRIMARY KEY (id)"
+		lq "CHECKPOINT"
+		lsn=$(lq "SELECT pg_current_wal_insert_lsn()")
+		lq "INSERT INTO $t SELECT * FROM w4_src"
+		IFS='|' read -r lsn main < <(lq "SELECT pg_current_wal_insert_lsn() - '$lsn'::pg_lsn, pg_relation_size('$t')")
+		record W4 "" "WAL of the load (wal_level = logical)" kB "$v" "$(echo "$lsn" | awk '{printf "%.0f", $1 / 1024}')"
+		record W4 "" "WAL per row (wal_level = logical)" bytes "$v" "$(echo "$lsn $W4_ROWS" | awk '{printf "%.1f", $1 / $2}')"
+		record W4 "" "size (main fork; wal_level = logical)" MB "$v" "$(echo "$main" | awk '{printf "%.2f", $1 / 1048576}')"
+	done
+	as_postgres "$PGBIN/pg_ctl" -D "$ldata" -m fast -w stop >/dev/null
+}
+
 # --- W6: pgbench TPC-B --------------------------------------------------------
 w6_init() {
 	local v
@@ -640,6 +683,7 @@ if wanted W4; then
 	vacuum w4_src w4_src_jsonb
 	timed "W4 ($W4_ROWS rows)" rounds w4_round
 	q "DROP TABLE IF EXISTS w4_src, w4_src_jsonb, w4_heap, w4_slimheap, w4_compress, w4_jsonb"
+	[ -n "$COMPRESS" ] && timed "W4 under wal_level = logical" logical_wal
 fi
 if wanted W5; then
 	timed "W5 source ($W4_ROWS rows)" q "SELECT mixed_source('w5_src', $W4_ROWS, true)"

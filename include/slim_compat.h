@@ -432,6 +432,55 @@ slim_slot_pass_guarantee(TupleTableSlot *reader, const TupleTableSlot *slot)
 #define slim_slot_pass_guarantee(reader, slot)	((void) (reader), (void) (slot))
 #endif
 
+/*
+ * A relation's file as three numbers (RelFileNode until 15, RelFileLocator
+ * from 16), for slimheap's own WAL record, and a reorder buffer change's
+ * (relnode, rlocator).  The reorder buffer's allocators are renamed in 18,
+ * and a change's new tuple is a HeapTuple from 17 on (a tuple buffer
+ * holding one before).  Callers include replication/reorderbuffer.h.
+ */
+#if PG_VERSION_NUM >= 160000
+#define slim_rel_file(rel, spc, db, num) \
+	((spc) = (rel)->rd_locator.spcOid, (db) = (rel)->rd_locator.dbOid, \
+	 (num) = (rel)->rd_locator.relNumber)
+#define slim_change_set_file(change, spc, db, num) \
+	((change)->data.tp.rlocator.spcOid = (spc), \
+	 (change)->data.tp.rlocator.dbOid = (db), \
+	 (change)->data.tp.rlocator.relNumber = (num))
+#else
+#define slim_rel_file(rel, spc, db, num) \
+	((spc) = (rel)->rd_node.spcNode, (db) = (rel)->rd_node.dbNode, \
+	 (num) = (rel)->rd_node.relNode)
+#define slim_change_set_file(change, spc, db, num) \
+	((change)->data.tp.relnode.spcNode = (spc), \
+	 (change)->data.tp.relnode.dbNode = (db), \
+	 (change)->data.tp.relnode.relNode = (num))
+#endif
+/*
+ * 19's REPACK (CONCURRENTLY) decodes WAL in a worker of its own, for one
+ * heap table, and its output plugin takes every change it is handed as
+ * that table's (heap's decoder leaves the others out): slimheap's records
+ * are never for it.
+ */
+#if PG_VERSION_NUM >= 190000
+#define slim_decoding_for_repack()	AmRepackWorker()
+#else
+#define slim_decoding_for_repack()	false
+#endif
+#if PG_VERSION_NUM >= 180000
+#define slim_rb_alloc_change(rb)	ReorderBufferAllocChange(rb)
+#define slim_rb_alloc_newtuple(rb, change, len) \
+	((change)->data.tp.newtuple = ReorderBufferAllocTupleBuf((rb), (len)))
+#elif PG_VERSION_NUM >= 170000
+#define slim_rb_alloc_change(rb)	ReorderBufferGetChange(rb)
+#define slim_rb_alloc_newtuple(rb, change, len) \
+	((change)->data.tp.newtuple = ReorderBufferGetTupleBuf((rb), (len)))
+#else
+#define slim_rb_alloc_change(rb)	ReorderBufferGetChange(rb)
+#define slim_rb_alloc_newtuple(rb, change, len) \
+	(&((change)->data.tp.newtuple = ReorderBufferGetTupleBuf((rb), (len)))->tuple)
+#endif
+
 /* flags of a slot that its deforming keeps: 19 has none (TTS_FLAG_SLOW) */
 #if PG_VERSION_NUM >= 190000
 #define SLIM_TTS_DEFORM_FLAGS	0
@@ -446,11 +495,8 @@ slim_slot_pass_guarantee(TupleTableSlot *reader, const TupleTableSlot *slot)
  */
 #if PG_VERSION_NUM >= 190000
 #define SLIM_LOGICAL_WAL_PHRASE		"logical decoding is active"
-#define SLIM_LOGICAL_WAL_HINT \
-	"Compressed tails are stored while wal_level is replica and no logical replication slot exists."
 #else
 #define SLIM_LOGICAL_WAL_PHRASE		"wal_level is logical"
-#define SLIM_LOGICAL_WAL_HINT		"Set wal_level to replica to store compressed tails."
 #endif
 
 #endif							/* SLIM_COMPAT_H */

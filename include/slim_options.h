@@ -39,6 +39,7 @@ typedef struct SlimOptions
 #define SLIM_OPTION_NAMESPACE	"slimheap"
 
 /* slim_options.c: the options, and the text[] they are stored in */
+extern PGDLLIMPORT bool slim_options_tails_decoded;
 extern void slim_read_options(Oid relid, SlimOptions *opts);
 extern bool slim_list_has_option(const List *defs);
 extern List *slim_split_options(const List *defs, List **others);

@@ -300,6 +300,22 @@ extern MinimalTuple slim_tail_expand_minimal_tuple(HeapTuple source,
 												   const SlimAttInfo *attinfo,
 												   Size extra);
 
+/*
+ * What logical decoding needs to expand a tail row without a catalog: at
+ * most 3 bytes a value (slim_tail_facts()).  alloc returns room for len
+ * bytes of a row.
+ */
+#define SLIM_TAIL_FACTS_MAX(natts)	(3 * (Size) (natts))
+typedef HeapTupleHeader (*SlimTupleAlloc) (Size len, void *arg);
+extern Size slim_tail_facts(HeapTupleHeader td, TupleDesc tupdesc, char *out,
+							uint32 *prefix_end);
+extern HeapTupleHeader slim_tail_expand_by_facts(HeapTupleHeader td,
+												 uint32 prefix_end,
+												 const char *facts,
+												 Size facts_len,
+												 SlimTupleAlloc alloc,
+												 void *arg);
+
 /* slim_tail_check.c: checking a row before anything trusts it */
 extern const char *slim_check_tail(HeapTupleHeader td, uint32 len,
 								   TupleDesc tupdesc, SlimTailInfo *info);

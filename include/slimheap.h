@@ -55,6 +55,14 @@ typedef struct SlimRelInfo
 	 * (REPLICA IDENTITY FULL, logically logged, or another mode).
 	 */
 	int			prefix_natts;
+
+	/*
+	 * The same for rows that are never decoded, whatever the WAL level:
+	 * those a rewrite (CLUSTER, VACUUM FULL, REPACK) copies, which heap's
+	 * rewrite logs as pages, not as inserts (invariant C3 applies to rows
+	 * heap logs for logical decoding only).
+	 */
+	int			rewrite_prefix_natts;
 } SlimRelInfo;
 
 /* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */
@@ -98,7 +106,8 @@ extern int	slim_index_natts(Relation rel);
 extern int	slim_rewrite_floor(Relation source, Relation rel,
 							   const SlimOptions *opts);
 extern int	slim_compress_prefix_natts(Relation rel, Relation source,
-									   const SlimOptions *opts, int min_natts);
+									   const SlimOptions *opts, int min_natts,
+									   bool decoded);
 
 /* the relcache keeps it in rd_amcache until the entry is invalidated */
 static inline const SlimRelInfo *

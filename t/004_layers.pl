@@ -32,6 +32,7 @@ my %header_layer = (
 	'slim_slot.h' => 'am',
 	'slim_index.h' => 'am',
 	'slim_relayout.h' => 'am',
+	'slim_wal.h' => 'am',
 	'slim_options.h' => 'options',
 	'slim_format.h' => 'format',
 	'slim_tail.h' => 'format',

@@ -7,7 +7,9 @@
 # rows in its mode (compress rows with tails), verifies clean, and its
 # indexes pass bt_index_check(heapallindexed); a table in index order
 # reads back in that order.  REPACK (CONCURRENTLY) is refused by core for
-# every access method but heap, on the twin of each as on slimheap's.
+# every access method but heap, on the twin of each as on slimheap's; of a
+# heap table, it keeps to its own rows while another session inserts rows
+# with tails into a compress table (slimheap's records are not for it).
 #
 use strict;
 use warnings;
@@ -20,7 +22,7 @@ use PostgreSQL::Test::Utils;
 use SlimheapTest;
 use Test::More;
 
-my $node = slim_node('repack');
+my $node = slim_node('repack', allows_streaming => 1);
 if ($node->pg_version->major < 19)
 {
 	plan skip_all => 'REPACK is PostgreSQL 19\'s (VACUUM FULL and CLUSTER are tested on every version elsewhere)';
@@ -95,6 +97,46 @@ SELECT count(*) FROM (SELECT k, lag(k) OVER (ORDER BY ctid) AS prev FROM $t) x
 	  $node->psql('postgres', "REPACK (CONCURRENTLY) $t");
 	isnt($ret, 0, "$mode: REPACK (CONCURRENTLY) is refused by core");
 }
+
+# REPACK (CONCURRENTLY) of a heap table decodes the WAL written while it
+# copies, in a worker of its own that takes every change it is handed as
+# its table's: while another session inserts rows with tails into a
+# compress table (slimheap's own records, as logical decoding is on while
+# the repack's slot exists), the heap table must end with its own rows.
+$node->safe_psql(
+	'postgres', qq{
+CREATE EXTENSION pageinspect;
+CREATE TABLE big (id int4 PRIMARY KEY, v int4, pad text) USING heap;
+INSERT INTO big SELECT g, g % 1000, repeat('p', 40) FROM generate_series(1, 300000) g;
+DELETE FROM big WHERE id % 3 = 0;
+CREATE TABLE sc (id int4, $defs) USING slimheap WITH (slimheap.null_bitmap = compress);
+});
+my $big_rows = q{SELECT count(*) || ':' || md5(string_agg(b::text, ',' ORDER BY id)) FROM big b};
+my $big_before = $node->safe_psql('postgres', $big_rows);
+my $writer = $node->background_psql('postgres', on_error_stop => 1);
+$writer->query_until(
+	qr/writing/, qq{
+\\echo writing
+DO \$\$
+BEGIN
+	FOR i IN 1 .. 300 LOOP
+		INSERT INTO sc SELECT i * 10 + g, $values FROM generate_series(1, 10) g;
+		COMMIT;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+END \$\$;
+});
+$node->safe_psql('postgres', 'REPACK (CONCURRENTLY) big');
+$writer->quit;
+is($node->safe_psql('postgres', $big_rows), $big_before,
+	'REPACK (CONCURRENTLY) of a heap table while rows with tails are inserted elsewhere: it holds its own rows');
+cmp_ok(
+	$node->safe_psql(
+		'postgres',
+		"SELECT count(*) FROM (@{[ page_items_sql('sc') ]}) i WHERE i.tail"),
+	'>', 0, 'the other session stored rows with tails meanwhile');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM sc'), 3000,
+	'and all of its rows');
 
 $node->stop;
 done_testing();

@@ -34,8 +34,10 @@
 #include "utils/rel.h"
 
 #include "slim_compat.h"
+#include "slim_relayout.h"
 #include "slim_slot.h"
 #include "slim_tail.h"
+#include "slim_wal.h"
 #include "slimheap.h"
 
 /*
@@ -85,35 +87,47 @@ slim_prepare_row_without_tail(Relation rel, TupleTableSlot *slot,
 
 /*
  * Invariant C3, decided per write: logical decoding reads the rows heap
- * logs as heap rows, so a row heap will log for decoding gets no tail.
- * The relation's cached facts already say so when decoding was on as they
- * were formed; from PostgreSQL 19 on it can switch on at any time (a
- * logical slot is created under wal_level = replica), and a process takes
- * the change only while it has no transaction ID: once the transaction
- * has one, what heap will log for this row is fixed, so the question is
- * asked after assigning it (heap's insert and update would assign it
- * anyway).  Rows without a tail, nearly every row of a table that is not
- * in compress mode, cost one test.
+ * logs as heap rows, so a tail row heap would log for decoding is either
+ * logged by slimheap's own record too (an insert, when slimheap's WAL
+ * resource manager is registered: *logged is set, and the caller inserts
+ * with HEAP_INSERT_NO_LOGICAL and calls slim_wal_log_insert()), or formed
+ * without its tail (an update, whose new row heap logs for decoding;
+ * logged is NULL).  An insert whose caller passed HEAP_INSERT_NO_LOGICAL
+ * itself (undecoded: unlogged is true) keeps its tail and needs no record.  From PostgreSQL 19 on decoding can switch on at any
+ * time (a logical slot is created under wal_level = replica), and a
+ * process takes the change only while it has no transaction ID: once the
+ * transaction has one, what heap will log for this row is fixed, so the
+ * question is asked after assigning it (heap's insert and update would
+ * assign it anyway).  Rows without a tail, nearly every row of a table
+ * that is not in compress mode, cost one test.
  */
 static inline HeapTuple
 slim_confirm_row(Relation rel, TupleTableSlot *slot, HeapTuple tuple,
-				 bool *in_slot)
+				 bool *in_slot, bool *logged, bool unlogged)
 {
-	if (likely(!SlimHeaderHasTail(tuple->t_data)))
+	if (logged != NULL)
+		*logged = false;
+	if (likely(!SlimHeaderHasTail(tuple->t_data)) || unlogged)
 		return tuple;
 	(void) GetCurrentTransactionId();
 	if (!RelationIsLogicallyLogged(rel))
 		return tuple;
+	if (logged != NULL && slim_wal_registered())
+	{
+		*logged = true;
+		return tuple;
+	}
 	return slim_prepare_row_without_tail(rel, slot, tuple, in_slot);
 }
 
 static inline HeapTuple
-slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot)
+slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot,
+				 bool *logged, bool unlogged)
 {
 	HeapTuple	tuple = slim_prepare_row_with(rel, slim_get_relinfo(rel), slot,
 											  in_slot);
 
-	return slim_confirm_row(rel, slot, tuple, in_slot);
+	return slim_confirm_row(rel, slot, tuple, in_slot, logged, unlogged);
 }
 
 /*
@@ -184,7 +198,9 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 				uint32 specToken)
 {
 	bool		in_slot;
-	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
+	bool		logged;
+	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot, &logged,
+										 (options & HEAP_INSERT_NO_LOGICAL) != 0);
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
@@ -193,9 +209,13 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 		HeapTupleHeaderSetSpeculativeToken(tuple->t_data, specToken);
 		options |= HEAP_INSERT_SPECULATIVE;
 	}
+	if (logged)
+		options |= HEAP_INSERT_NO_LOGICAL;
 
 	slim_extend_as_needed(bistate);
 	heap_insert(rel, tuple, cid, options, bistate);
+	if (logged)
+		slim_wal_log_insert(rel, tuple, speculative);
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 
 	if (!in_slot)
@@ -246,9 +266,16 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	for (i = 0; i < ntuples; i++)
 		tails |= SlimHeaderHasTail(slim_slot_fitted(slots[i], info)->t_data);
 	/* C3 per write (slim_confirm_row()), once for the batch */
-	if (unlikely(tails))
+	if (unlikely(tails) && !(options & HEAP_INSERT_NO_LOGICAL))
 	{
 		(void) GetCurrentTransactionId();
+		if (RelationIsLogicallyLogged(rel) && slim_wal_registered())
+		{
+			/* heap_multi_insert() cannot leave a row out of decoding */
+			for (i = 0; i < ntuples; i++)
+				slim_tuple_insert(rel, slots[i], cid, options, bistate);
+			return;
+		}
 		if (RelationIsLogicallyLogged(rel))
 		{
 			info = slim_info_without_tail(rel, &no_tail);
@@ -271,7 +298,7 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				  LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
 {
 	bool		in_slot;
-	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot);
+	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot, NULL, false);
 	TM_Result	result;
 	bool		old_external;
 

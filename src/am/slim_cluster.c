@@ -152,7 +152,8 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	rw.old_rel = OldHeap;
 	rw.new_rel = NewHeap;
 	rw.mode = new_info->options.null_bitmap;
-	rw.prefix_natts = new_info->prefix_natts;
+	/* heap's rewrite logs pages, which logical decoding never reads (C3) */
+	rw.prefix_natts = new_info->rewrite_prefix_natts;
 
 	/*
 	 * The indexes are rebuilt from the new file while the old table's

@@ -392,7 +392,8 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 	rp.mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
 		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
 	rp.min_natts = info->min_natts;
-	rp.prefix_natts = info->prefix_natts;
+	/* rows written in place are logged in slimheap's record, never decoded */
+	rp.prefix_natts = info->rewrite_prefix_natts;
 	rp.values = palloc(rp.desc->natts * sizeof(Datum));
 	rp.isnull = palloc(rp.desc->natts * sizeof(bool));
 	rp.strategy = GetAccessStrategy(BAS_VACUUM);

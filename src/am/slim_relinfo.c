@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -134,18 +135,20 @@ slim_index_natts(Relation rel)
 /*
  * Invariant C1: the attributes every compress row of rel keeps in its
  * standard prefix, or natts when no row may have a tail (C3: logical
- * decoding reads WAL tuples as heap's; REPLICA IDENTITY FULL logs old rows
- * whole).  min_natts is rel's T1 floor; source the table a rewrite copies,
- * or NULL.  Also what slimheap.estimate() projects, for any table.
+ * decoding reads the rows heap logs for it as heap's, when decoded says
+ * the rows are so logged; REPLICA IDENTITY FULL logs old rows whole).
+ * min_natts is rel's T1 floor; source the table a rewrite copies, or NULL.
+ * Also what slimheap.estimate() projects, for any table.
  */
 int
 slim_compress_prefix_natts(Relation rel, Relation source,
-						   const SlimOptions *opts, int min_natts)
+						   const SlimOptions *opts, int min_natts,
+						   bool decoded)
 {
 	int			natts = RelationGetDescr(rel)->natts;
 	int			floor;
 
-	if (RelationIsLogicallyLogged(rel) ||
+	if (decoded ||
 		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
 		(source != NULL &&
 		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
@@ -226,13 +229,27 @@ slim_build_relinfo(Relation rel)
 	else if (source != NULL)
 		local.min_natts = Max(local.min_natts,
 							  slim_rewrite_floor(source, rel, &local.options));
-	local.prefix_natts = local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
-		slim_compress_prefix_natts(rel, source, &local.options,
-								   local.min_natts) :
-		RelationGetDescr(rel)->natts;
+	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
+	{
+		local.rewrite_prefix_natts =
+			slim_compress_prefix_natts(rel, source, &local.options,
+									   local.min_natts, false);
+		/* C3: slim_confirm_row() decides per write, when it can log tails */
+		local.prefix_natts =
+			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
+			RelationGetDescr(rel)->natts : local.rewrite_prefix_natts;
+	}
+	else
+		local.prefix_natts = local.rewrite_prefix_natts =
+			RelationGetDescr(rel)->natts;
 	if (RelationGetRelid(rel) == slim_building_relid)
+	{
 		local.prefix_natts = Min(Max(local.prefix_natts, slim_building_natts),
 								 RelationGetDescr(rel)->natts);
+		local.rewrite_prefix_natts = Min(Max(local.rewrite_prefix_natts,
+											 slim_building_natts),
+										 RelationGetDescr(rel)->natts);
+	}
 	if (source != NULL)
 		RelationClose(source);
 

@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * slim_wal.c
- *	  slimheap's WAL resource manager: the record of rows re-laid in place.
+ *	  slimheap's WAL resource manager: the record of rows re-laid in place,
+ *	  and the record of a tail row inserted while logical decoding is on
+ *	  (slim_wal_insert.c).
  *
  * A custom resource manager can only be registered while the library is
  * loaded through shared_preload_libraries, and a server that replays or
@@ -13,7 +15,9 @@
  * Redo takes a cleanup lock of the page, as pruning's does: a hot
  * standby's queries read rows holding only a pin, and the re-layout moves
  * the bytes of other rows of the page.  Logical decoding has nothing to
- * decode: the rows' values and versions are unchanged.
+ * decode there: the rows' values and versions are unchanged.  An insert's
+ * record has nothing to redo (heap's record before it restores the page)
+ * and is decoded as heap's insert would be.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -28,9 +32,13 @@
 #include "access/xlog_internal.h"
 #include "access/xlogutils.h"
 #include "miscadmin.h"
+#include "replication/reorderbuffer.h"
+#include "replication/snapbuild.h"
 #include "storage/bufmgr.h"
 
+#include "slim_compat.h"
 #include "slim_relayout.h"
+#include "slim_wal.h"
 
 static bool slim_rmgr_registered = false;
 
@@ -39,6 +47,7 @@ static RmgrData slim_rmgr = {
 	.rm_redo = slim_wal_redo,
 	.rm_desc = slim_wal_desc,
 	.rm_identify = slim_wal_identify,
+	.rm_decode = slim_wal_decode,
 	/* the pages are heap's: wal_consistency_checking masks them as heap's */
 	.rm_mask = heap_mask,
 };
@@ -65,6 +74,8 @@ slim_wal_redo(XLogReaderState *record)
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	Buffer		buf;
 
+	if (info == XLOG_SLIM_INSERT)
+		return;
 	if (info != XLOG_SLIM_RELAYOUT)
 		elog(PANIC, "slimheap redo: unknown op code %u", info);
 
@@ -107,6 +118,11 @@ slim_wal_desc(StringInfo buf, XLogReaderState *record)
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
 	uint16		nrows;
 
+	if (info == XLOG_SLIM_INSERT)
+	{
+		slim_wal_desc_insert(buf, record);
+		return;
+	}
 	if (info != XLOG_SLIM_RELAYOUT || XLogRecGetDataLen(record) < sizeof(nrows))
 		return;
 	memcpy(&nrows, XLogRecGetData(record), sizeof(nrows));
@@ -118,5 +134,30 @@ slim_wal_identify(uint8 info)
 {
 	if ((info & ~XLR_INFO_MASK) == XLOG_SLIM_RELAYOUT)
 		return "RELAYOUT";
+	if ((info & ~XLR_INFO_MASK) == XLOG_SLIM_INSERT)
+		return "INSERT";
 	return NULL;
+}
+
+/*
+ * rm_decode: what heap's decoder does first with each of its records (the
+ * transaction made known to the reorder buffer; nothing more without a
+ * full snapshot, or while fast-forwarding, which still needs the
+ * snapshot built), then an insert's change, except in 19's REPACK
+ * (CONCURRENTLY) worker, which wants only its heap table's changes.
+ */
+void
+slim_wal_decode(LogicalDecodingContext *ctx, XLogRecordBuffer *buf)
+{
+	uint8		info = XLogRecGetInfo(buf->record) & ~XLR_INFO_MASK;
+	TransactionId xid = XLogRecGetXid(buf->record);
+
+	ReorderBufferProcessXid(ctx->reorder, xid, buf->origptr);
+	if (info != XLOG_SLIM_INSERT || slim_decoding_for_repack())
+		return;
+	if (SnapBuildCurrentState(ctx->snapshot_builder) < SNAPBUILD_FULL_SNAPSHOT)
+		return;
+	if (SnapBuildProcessChange(ctx->snapshot_builder, xid, buf->origptr) &&
+		!ctx->fast_forward)
+		slim_wal_decode_insert(ctx, buf);
 }

@@ -92,45 +92,18 @@ slim_tail_expand_values(const SlimTailExpansion *x, const SlimAttInfo *attinfo,
 }
 
 /*
- * Fill in x for tail row td read through tupdesc, whose attributes' packed
- * facts are attinfo (a wide descriptor's own entries are 100-odd bytes
- * apart: looking up the tail's at random costs more than the rest).  False
- * when the copy must be formed from the row's values: an attribute past
- * the tail has a missing value (a fast default added after the row was
- * stored), or the row has more attributes than tupdesc.
+ * The rest of x, the tail's map read up to p (x->n values at x->attnum):
+ * where each group of values starts, and the sizes of the full form of
+ * full_natts attributes.
  */
-static bool
-slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
-					const SlimAttInfo *attinfo, SlimTailExpansion *x)
+static inline void
+slim_tail_expansion_layout(HeapTupleHeader td, const SlimAttInfo *attinfo,
+						   const char *p, int full_natts, SlimTailExpansion *x)
 {
-	int			first = HeapTupleHeaderGetNatts(td);
-	const char *p;
-	uint32		header;
-	int			stored_natts;
 	uint32		size[SLIM_FIXED_GROUPS] = {0};
 	uint32		off;
 	int			g;
 	int			k;
-
-	if (first > tupdesc->natts)
-		return false;
-	x->tp = (const char *) td + td->t_hoff;
-	x->prefix_natts = first;
-	x->prefix_end = slim_prefix_end(td, tupdesc);
-	p = x->tp + x->prefix_end;
-	header = slim_varint_get(&p);
-	stored_natts = first + (int) (header >> 2);
-	if (stored_natts > tupdesc->natts)
-		return false;
-	if (tupdesc->constr != NULL && tupdesc->constr->missing != NULL)
-	{
-		for (k = stored_natts; k < tupdesc->natts; k++)
-			if (tupdesc->constr->missing[k].am_present)
-				return false;
-	}
-
-	x->n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
-						 stored_natts - first, x->attnum);
 
 	/* the groups of fixed-length values first, then the varlenas */
 	for (k = 0; k < x->n; k++)
@@ -153,18 +126,59 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 
 	x->data_len = slim_tail_expand_values(x, attinfo, NULL);
 	x->hasnull = (td->t_infomask & HEAP_HASNULL) != 0 ||
-		x->n < tupdesc->natts - first;
+		x->n < full_natts - x->prefix_natts;
 	x->hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
-					   (x->hasnull ? BITMAPLEN(tupdesc->natts) : 0));
+					   (x->hasnull ? BITMAPLEN(full_natts) : 0));
+}
+
+/*
+ * Fill in x for tail row td read through tupdesc, whose attributes' packed
+ * facts are attinfo (a wide descriptor's own entries are 100-odd bytes
+ * apart: looking up the tail's at random costs more than the rest).  False
+ * when the copy must be formed from the row's values: an attribute past
+ * the tail has a missing value (a fast default added after the row was
+ * stored), or the row has more attributes than tupdesc.
+ */
+static bool
+slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
+					const SlimAttInfo *attinfo, SlimTailExpansion *x)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *p;
+	uint32		header;
+	int			stored_natts;
+	int			k;
+
+	if (first > tupdesc->natts)
+		return false;
+	x->tp = (const char *) td + td->t_hoff;
+	x->prefix_natts = first;
+	x->prefix_end = slim_prefix_end(td, tupdesc);
+	p = x->tp + x->prefix_end;
+	header = slim_varint_get(&p);
+	stored_natts = first + (int) (header >> 2);
+	if (stored_natts > tupdesc->natts)
+		return false;
+	if (tupdesc->constr != NULL && tupdesc->constr->missing != NULL)
+	{
+		for (k = stored_natts; k < tupdesc->natts; k++)
+			if (tupdesc->constr->missing[k].am_present)
+				return false;
+	}
+
+	x->n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+						 stored_natts - first, x->attnum);
+	slim_tail_expansion_layout(td, attinfo, p, tupdesc->natts, x);
 	return true;
 }
 
 /*
- * Write the full form of src into dst from t_infomask2 on (so dst may be a
- * minimal tuple seen through MINIMAL_TUPLE_OFFSET): header, bitmap, data.
+ * Write the full form of src, of full_natts attributes, into dst from
+ * t_infomask2 on (so dst may be a minimal tuple seen through
+ * MINIMAL_TUPLE_OFFSET): header, bitmap, data.
  */
 static void
-slim_tail_expand_into(HeapTupleHeader src, TupleDesc tupdesc,
+slim_tail_expand_into(HeapTupleHeader src, int full_natts,
 					  const SlimAttInfo *attinfo, const SlimTailExpansion *x,
 					  HeapTupleHeader dst)
 {
@@ -174,7 +188,7 @@ slim_tail_expand_into(HeapTupleHeader src, TupleDesc tupdesc,
 	int			k;
 
 	dst->t_infomask2 = src->t_infomask2 & ~SLIM_HEAP_TAIL;
-	HeapTupleHeaderSetNatts(dst, tupdesc->natts);
+	HeapTupleHeaderSetNatts(dst, full_natts);
 	dst->t_infomask = src->t_infomask & ~HEAP_HASNULL;
 	dst->t_hoff = x->hoff;
 
@@ -217,7 +231,7 @@ slim_tail_expand_tuple(HeapTuple source, TupleDesc tupdesc,
 		return NULL;
 
 	tuple = slim_copy_alloc(source, x.hoff + x.data_len);
-	slim_tail_expand_into(src, tupdesc, attinfo, &x, tuple->t_data);
+	slim_tail_expand_into(src, tupdesc->natts, attinfo, &x, tuple->t_data);
 	slim_copy_finish(tuple, src, tupdesc);
 	return tuple;
 }
@@ -239,6 +253,159 @@ slim_tail_expand_minimal_tuple(HeapTuple source, TupleDesc tupdesc,
 		return NULL;
 
 	td = slim_minimal_alloc(x.hoff + x.data_len, extra, &result);
-	slim_tail_expand_into(source->t_data, tupdesc, attinfo, &x, td);
+	slim_tail_expand_into(source->t_data, tupdesc->natts, attinfo, &x, td);
 	return result;
+}
+
+/*
+ * Facts without a catalog.  Logical decoding meets a tail row in WAL,
+ * where no catalog can be read, and must hand its output plugin heap's
+ * full form.  The prefix is copied as it is (the row says where it ends);
+ * each tail value needs its length, alignment and whether it is passed by
+ * value: one byte each, in attribute order, and two more for a fixed
+ * length that is not its alignment's size (uuid, interval, name, ...).
+ */
+#define SLIM_FACT_ALIGN			0x03	/* c, s, i, d */
+#define SLIM_FACT_BYVAL			0x04
+#define SLIM_FACT_VARLENA		0x00	/* the kinds, bits 3-4 */
+#define SLIM_FACT_FIXED_ALIGN	0x08	/* attlen is the alignment's size */
+#define SLIM_FACT_FIXED_LEN		0x10	/* an int16 attlen follows */
+#define SLIM_FACT_KIND			0x18
+
+static const char slim_fact_aligns[4] = {
+	TYPALIGN_CHAR, TYPALIGN_SHORT, TYPALIGN_INT, TYPALIGN_DOUBLE
+};
+
+/*
+ * Write the facts of tail row td's values (tupdesc's attributes) to out,
+ * which has room for SLIM_TAIL_FACTS_MAX(natts of tupdesc) bytes; returns
+ * their length, and in *prefix_end where the tail starts in the data.
+ */
+Size
+slim_tail_facts(HeapTupleHeader td, TupleDesc tupdesc, char *out,
+				uint32 *prefix_end)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *p;
+	uint32		header;
+	int16		positions[MaxTupleAttributeNumber];
+	int			n;
+	int			k;
+	char	   *q = out;
+
+	*prefix_end = slim_prefix_end(td, tupdesc);
+	p = (const char *) td + td->t_hoff + *prefix_end;
+	header = slim_varint_get(&p);
+	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+					  (int) (header >> 2), positions);
+	for (k = 0; k < n; k++)
+	{
+		Form_pg_attribute att = TupleDescAttr(tupdesc, positions[k]);
+		uint8		fact = 0;
+		int16		attlen = att->attlen;
+
+		while (fact < lengthof(slim_fact_aligns) &&
+			   slim_fact_aligns[fact] != att->attalign)
+			fact++;
+		if (fact == lengthof(slim_fact_aligns))
+			elog(ERROR, "slimheap: attribute %d has alignment '%c'",
+				 positions[k] + 1, att->attalign);
+		if (att->attbyval)
+			fact |= SLIM_FACT_BYVAL;
+		if (attlen == -1)
+			*q++ = (char) (fact | SLIM_FACT_VARLENA);
+		else if (attlen > 0 && attlen == att_align_nominal(1, att->attalign))
+			*q++ = (char) (fact | SLIM_FACT_FIXED_ALIGN);
+		else if (attlen > 0)
+		{
+			*q++ = (char) (fact | SLIM_FACT_FIXED_LEN);
+			memcpy(q, &attlen, sizeof(attlen));
+			q += sizeof(attlen);
+		}
+		else
+			elog(ERROR, "slimheap: attribute %d of a tail has length %d",
+				 positions[k] + 1, attlen);
+	}
+	return q - out;
+}
+
+/* the facts of the next tail value, *pp advanced past them */
+static void
+slim_fact_read(const char **pp, const char *end, SlimAttInfo *info)
+{
+	FormData_pg_attribute att;
+	uint8		fact;
+
+	if (*pp >= end)
+		elog(ERROR, "slimheap: the facts of a tail row end before its values");
+	fact = (uint8) *(*pp)++;
+	memset(&att, 0, sizeof(att));
+	att.attalign = slim_fact_aligns[fact & SLIM_FACT_ALIGN];
+	att.attbyval = (fact & SLIM_FACT_BYVAL) != 0;
+	switch (fact & SLIM_FACT_KIND)
+	{
+		case SLIM_FACT_VARLENA:
+			att.attlen = -1;
+			break;
+		case SLIM_FACT_FIXED_ALIGN:
+			att.attlen = att_align_nominal(1, att.attalign);
+			break;
+		case SLIM_FACT_FIXED_LEN:
+			if (end - *pp < (ptrdiff_t) sizeof(att.attlen))
+				elog(ERROR, "slimheap: the facts of a tail row are cut short");
+			memcpy(&att.attlen, *pp, sizeof(att.attlen));
+			*pp += sizeof(att.attlen);
+			break;
+		default:
+			elog(ERROR, "slimheap: unknown fact 0x%02x of a tail value", fact);
+	}
+	if (att.attlen == 0 || (att.attbyval && att.attlen > (int16) sizeof(Datum)))
+		elog(ERROR, "slimheap: impossible facts of a tail value (length %d)",
+			 att.attlen);
+	slim_att_info_set(info, &att);
+}
+
+/*
+ * heap's full form of tail row td, as many attributes as it stores (T1:
+ * none past them has a missing value), made from its bytes and facts
+ * (slim_tail_facts() of it) without a descriptor.  alloc(len, arg)
+ * returns where to write the len bytes of the whole row; the fields before
+ * t_infomask2 are left as alloc returns them.
+ */
+HeapTupleHeader
+slim_tail_expand_by_facts(HeapTupleHeader td, uint32 prefix_end,
+						  const char *facts, Size facts_len,
+						  SlimTupleAlloc alloc, void *arg)
+{
+	SlimTailExpansion x;
+	SlimAttInfo *attinfo;
+	const char *p;
+	const char *fp = facts;
+	uint32		header;
+	int			stored_natts;
+	HeapTupleHeader dst;
+	int			k;
+
+	x.tp = (const char *) td + td->t_hoff;
+	x.prefix_natts = HeapTupleHeaderGetNatts(td);
+	x.prefix_end = prefix_end;
+	p = x.tp + prefix_end;
+	header = slim_varint_get(&p);
+	stored_natts = x.prefix_natts + (int) (header >> 2);
+	if (stored_natts > MaxTupleAttributeNumber)
+		elog(ERROR, "slimheap: a tail row of %d attributes", stored_natts);
+	x.n = slim_read_map(&p, (SlimTailEncoding) (header & 3), x.prefix_natts,
+						stored_natts - x.prefix_natts, x.attnum);
+
+	attinfo = palloc(stored_natts * sizeof(SlimAttInfo));
+	for (k = 0; k < x.n; k++)
+		slim_fact_read(&fp, facts + facts_len, &attinfo[x.attnum[k]]);
+	if (fp != facts + facts_len)
+		elog(ERROR, "slimheap: the facts of a tail row are longer than its values");
+
+	slim_tail_expansion_layout(td, attinfo, p, stored_natts, &x);
+	dst = alloc(x.hoff + x.data_len, arg);
+	slim_tail_expand_into(td, stored_natts, attinfo, &x, dst);
+	pfree(attinfo);
+	return dst;
 }

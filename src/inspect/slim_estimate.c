@@ -48,6 +48,7 @@
 
 #include "slimheap.h"
 #include "slim_inspect.h"
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slim_verify.h"
 
@@ -195,7 +196,8 @@ typedef struct SlimEstimate
  * give the table's rows after a conversion with its current indexes, replica
  * identity, fast defaults and slimheap.prefix_columns: the compressed tail
  * starts after it.  The descriptor's natts when no row could have a tail:
- * REPLICA IDENTITY FULL, or a table that is logically logged (C3).
+ * REPLICA IDENTITY FULL, or a table that is logically logged while
+ * slimheap cannot log tails for decoding (C3).
  */
 static int
 slim_estimate_prefix_natts(Relation rel)
@@ -204,7 +206,9 @@ slim_estimate_prefix_natts(Relation rel)
 
 	slim_read_options(RelationGetRelid(rel), &opts);
 	return slim_compress_prefix_natts(rel, NULL, &opts,
-									  slim_missing_natts(RelationGetDescr(rel)));
+									  slim_missing_natts(RelationGetDescr(rel)),
+									  RelationIsLogicallyLogged(rel) &&
+									  !slim_wal_registered());
 }
 
 /*

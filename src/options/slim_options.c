@@ -308,24 +308,32 @@ slim_option_entry(const DefElem *def, bool is_reset)
 }
 
 /*
- * Invariant C3 (docs/format.md): say so when compress is set, not never.
- * Called for entries that a statement does store (slim_options_ddl.c), so
- * that a CREATE ... IF NOT EXISTS that creates nothing says nothing.
+ * Whether tail rows inserted while logical decoding is on are logged for
+ * it (slimheap's WAL resource manager is registered: the library was
+ * preloaded); set by _PG_init().
+ */
+bool		slim_options_tails_decoded = false;
+
+/*
+ * Invariant C3 (docs/format.md): when slimheap cannot log tails for
+ * logical decoding, say so when compress is set, not never.  Called for
+ * entries that a statement does store (slim_options_ddl.c), so that a
+ * CREATE ... IF NOT EXISTS that creates nothing says nothing.
  */
 void
 slim_warn_entries(const List *entries)
 {
 	ListCell   *lc;
 
-	if (!XLogLogicalInfoActive())
+	if (!XLogLogicalInfoActive() || slim_options_tails_decoded)
 		return;
 	foreach(lc, entries)
 	{
 		if (strcmp(lfirst(lc), SLIM_OPTION_PREFIX "null_bitmap=compress") == 0)
 			ereport(WARNING,
 					(errmsg("slimheap.null_bitmap = compress stores no compressed tails while " SLIM_LOGICAL_WAL_PHRASE),
-					 errdetail("Logical decoding reads the rows of logically logged tables as heap rows; their rows are stored in the truncate form."),
-					 errhint(SLIM_LOGICAL_WAL_HINT)));
+					 errdetail("slimheap is not in shared_preload_libraries, so rows written now are stored in the truncate form for logical decoding; CLUSTER and VACUUM FULL, which are never decoded, store tails."),
+					 errhint("Load slimheap through shared_preload_libraries: inserted rows then keep their tails under logical decoding.")));
 	}
 }
 
