@@ -13,8 +13,10 @@
 #     exactly the publisher's rows;
 #   - every INSERT test_decoding decodes of the all-integer table carries
 #     the values the table holds, and there is one per row;
+#   - pg_recvlogical receives the same INSERTs as test_decoding through SQL;
 #   - a streaming standby that preloads slimheap holds the same rows, and
-#     the publisher after an immediate stop (crash recovery) too;
+#     the publisher after an immediate stop during a COPY (crash recovery)
+#     too, without the COPY's rows;
 #   - slimheap's own record is the one pg_waldump names.
 use strict;
 use warnings;
@@ -85,6 +87,7 @@ CREATE TABLE ti (id int4 PRIMARY KEY, $int_defs) $compress;
 CREATE TABLE tb (id int4 PRIMARY KEY, big text, $mixed_defs) $compress;
 CREATE PUBLICATION tails FOR TABLE tm, ti, tb;
 SELECT 'slot' FROM pg_create_logical_replication_slot('td', 'test_decoding');
+SELECT 'slot' FROM pg_create_logical_replication_slot('rl', 'test_decoding');
 });
 
 my $sub = slim_node('subscriber');
@@ -202,16 +205,26 @@ foreach my $t ('tm', 'ti', 'tb')
 		"standby: $t holds the publisher's rows");
 }
 
-# crash recovery, with a prepared transaction of tail rows in between
+# crash recovery, with a prepared transaction of tail rows in between and
+# a COPY under way when the server stops
 $pub->safe_psql(
 	'postgres', qq{
 BEGIN;
 INSERT INTO tm SELECT g, $mixed_values FROM generate_series(8001, 8200) g;
 PREPARE TRANSACTION 'p2';
 INSERT INTO tm SELECT g, $mixed_values FROM generate_series(9001, 9200) g;
+COPY (SELECT g, $mixed_values FROM generate_series(200001, 260000) g) TO '$copy_file';
 });
 my %before = map { $_ => rows_of($pub, $_) } ('tm', 'ti', 'tb');
+my ($copy_out, $copy_err) = ('', '');
+my $copy = IPC::Run::start(
+	[ 'psql', '-X', '-d', $pub->connstr('postgres'), '-c', "COPY tm FROM '$copy_file'" ],
+	'>', \$copy_out, '2>', \$copy_err);
+$pub->poll_query_until('postgres',
+	"SELECT EXISTS (SELECT FROM pg_stat_progress_copy WHERE tuples_processed > 1000)")
+  or die 'the COPY did not start';
 $pub->stop('immediate');
+$copy->finish;
 $pub->start;
 foreach my $t ('tm', 'ti', 'tb')
 {
@@ -225,6 +238,27 @@ is(rows_of($sub, 'tm'), rows_of($pub, 'tm'),
 	'subscriber: tm holds the publisher\'s rows after the crash and COMMIT PREPARED');
 cmp_ok($pub->safe_psql('postgres', 'SELECT count(*) FROM tm WHERE id BETWEEN 8001 AND 8200'),
 	'==', 200, 'the prepared rows are there');
+is($pub->safe_psql('postgres', 'SELECT count(*) FROM tm WHERE id BETWEEN 200001 AND 260000'),
+	'0', 'the COPY cut short by the stop left no row');
+
+# pg_recvlogical, from a slot made at the start: the INSERTs of ti it
+# receives are those test_decoding decoded through SQL
+my $recv_file = $pub->basedir . '/recvlogical.out';
+my $endpos = $pub->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+my ($recv_out, $recv_err) = ('', '');
+IPC::Run::run(
+	[ 'pg_recvlogical', '-d', $pub->connstr('postgres'), '--slot', 'rl',
+		'--start', '--endpos', $endpos, '--no-loop', '-f', $recv_file ],
+	'>', \$recv_out, '2>', \$recv_err)
+  or diag("pg_recvlogical: $recv_err");
+my @received = sort grep { /^table public\.ti: INSERT:/ } split /\n/,
+  slurp_file($recv_file);
+my @decoded = sort split /\n/,
+  $pub->safe_psql('postgres', 'SELECT data FROM decoded');
+is(scalar(@received), scalar(@decoded),
+	'pg_recvlogical: as many INSERTs of ti as test_decoding through SQL');
+ok(join("\n", @received) eq join("\n", @decoded),
+	'pg_recvlogical: the same INSERTs, with the same values');
 
 # pg_waldump (a frontend program: it knows no custom resource manager's
 # descriptions) lists slimheap's records as custom151, kind 0x10
