@@ -102,10 +102,22 @@ use_cached()
 	exit 0
 }
 
+# The tests and the benchmark run the server as another user (postgres):
+# the cache must let it reach the build, also when it was made private (a
+# cache made with `mktemp -d` is mode 0700).
+reachable()
+{
+	[ -d "$CACHE" ] || return 0
+	chmod a+x "$CACHE" 2>/dev/null ||
+		say "cannot make $CACHE searchable by other users: the server may not start from it"
+}
+
+reachable
 use_cached
 
 mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] ||
 	{ say "cannot write to $CACHE (run as root, or set SLIMHEAP_PG_CACHE)"; exit 1; }
+reachable
 exec 9>"$CACHE/pg-build-$MAJOR.lock"
 say "waiting for the build lock $CACHE/pg-build-$MAJOR.lock"
 flock 9
