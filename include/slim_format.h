@@ -21,6 +21,7 @@
 #include "access/htup.h"
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
+#include "port/pg_bitutils.h"
 
 /*
  * How the NULL bitmap of a new row is written (slimheap.null_bitmap).
@@ -61,6 +62,37 @@ extern void slim_measure_row(TupleDesc tupdesc, const Datum *values,
 							 SlimRowSize *size);
 extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
 								  Size len, bool hasnull, const bool *isnull);
+
+/*
+ * The first attribute at or after i, below end, whose isnull flag is false;
+ * end when there is none.  Wide sparse rows are mostly NULL: eight flags
+ * are tested at once, and the non-NULL one among them is found by its bit
+ * (a bool is 0 or 1, so a byte's lowest bit is the whole flag).  Rows with
+ * few NULLs pay one test a value.
+ */
+static inline int
+slim_next_value(const bool *isnull, int i, int end)
+{
+	if (likely(i < end) && !isnull[i])
+		return i;
+	for (; i + 8 <= end; i += 8)
+	{
+		uint64		flags;
+		uint64		values;
+
+		memcpy(&flags, &isnull[i], sizeof(flags));
+		values = ~flags & UINT64CONST(0x0101010101010101);
+		if (values != 0)
+#ifndef WORDS_BIGENDIAN
+			return i + pg_rightmost_one_pos64(values) / 8;
+#else
+			return i + 7 - pg_leftmost_one_pos64(values) / 8;
+#endif
+	}
+	while (i < end && isnull[i])
+		i++;
+	return i;
+}
 
 /* slim_form.c: the form of a new row, by mode (see slim_form_tuple) */
 extern HeapTuple slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,

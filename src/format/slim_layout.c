@@ -87,11 +87,48 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 
 
 /*
+ * len advanced past a value of att stored at it, laid out the way
+ * heap_fill_tuple() lays values out; *external is set when the value is a
+ * TOAST pointer, *toastable when it is a varlena the toaster could compress
+ * or move out of line.
+ */
+static pg_attribute_always_inline Size
+slim_add_value_size(Form_pg_attribute att, Datum value, Size len,
+					bool *external, bool *toastable)
+{
+	Pointer		val = DatumGetPointer(value);
+
+	if (att->attlen != -1)
+	{
+		len = att_align_datum(len, att->attalign, att->attlen, value);
+		return att_addlength_datum(len, att->attlen, value);
+	}
+	if (VARATT_IS_EXTERNAL(val) && !VARATT_IS_EXTERNAL_EXPANDED(val))
+		*external = true;
+	if (att->attstorage != TYPSTORAGE_PLAIN)
+	{
+		*toastable = true;
+		/* stored with a 1-byte header, unaligned */
+		if (VARATT_CAN_MAKE_SHORT(val))
+			return len + VARATT_CONVERTED_SHORT_SIZE(val);
+	}
+	if (VARATT_IS_EXTERNAL_EXPANDED(val))
+	{
+		/* flattened into the row */
+		len = att_align_nominal(len, att->attalign);
+		return len + EOH_get_flat_size(DatumGetEOHP(value));
+	}
+	len = att_align_datum(len, att->attalign, att->attlen, value);
+	return att_addlength_datum(len, att->attlen, value);
+}
+
+/*
  * Where the data of attributes [from, to) (or of attnums[from .. to - 1])
- * ends when it starts at offset off of a row's MAXALIGNed data area, laid out the way heap_fill_tuple() lays
- * values out.  *hasnull is set when one of them is NULL, *external when one
- * is a TOAST pointer, *toastable when one is a varlena the toaster could
- * compress or move out of line.
+ * ends when it starts at offset off of a row's MAXALIGNed data area, laid
+ * out the way heap_fill_tuple() lays values out.  *hasnull is set when one
+ * of them is NULL, *external when one is a TOAST pointer, *toastable when
+ * one is a varlena the toaster could compress or move out of line.  Only
+ * the values are visited: NULLs take no room.
  */
 Size
 slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
@@ -99,57 +136,116 @@ slim_data_size(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 			   bool *hasnull, bool *external, bool *toastable)
 {
 	Size		len = off;
+	int			nvalues = 0;
+	bool		ext = false;
+	bool		toast = false;
 	int			k;
 
-	*hasnull = false;
-	*external = false;
-	*toastable = false;
-	for (k = from; k < to; k++)
+	if (attnums == NULL)
 	{
-		int			i = attnums != NULL ? attnums[k] : k;
-		Form_pg_attribute att;
-		Pointer		val;
-
-		if (isnull[i])
+		for (k = slim_next_value(isnull, from, to); k < to;
+			 k = slim_next_value(isnull, k + 1, to))
 		{
-			*hasnull = true;
-			continue;
+			len = slim_add_value_size(TupleDescAttr(tupdesc, k), values[k],
+									  len, &ext, &toast);
+			nvalues++;
 		}
-		att = TupleDescAttr(tupdesc, i);
-		val = DatumGetPointer(values[i]);
-
-		if (att->attlen == -1 && VARATT_IS_EXTERNAL(val) &&
-			!VARATT_IS_EXTERNAL_EXPANDED(val))
-			*external = true;
-		if (att->attlen == -1 && att->attstorage != TYPSTORAGE_PLAIN)
-		{
-			*toastable = true;
-			/* stored with a 1-byte header, unaligned */
-			if (VARATT_CAN_MAKE_SHORT(val))
-			{
-				len += VARATT_CONVERTED_SHORT_SIZE(val);
-				continue;
-			}
-		}
-		if (att->attlen == -1 && VARATT_IS_EXTERNAL_EXPANDED(val))
-		{
-			/* flattened into the row */
-			len = att_align_nominal(len, att->attalign);
-			len += EOH_get_flat_size(DatumGetEOHP(values[i]));
-			continue;
-		}
-		len = att_align_datum(len, att->attalign, att->attlen, values[i]);
-		len = att_addlength_datum(len, att->attlen, values[i]);
 	}
+	else
+	{
+		for (k = from; k < to; k++)
+		{
+			int			i = attnums[k];
+
+			if (isnull[i])
+				continue;
+			len = slim_add_value_size(TupleDescAttr(tupdesc, i), values[i],
+									  len, &ext, &toast);
+			nvalues++;
+		}
+	}
+	*hasnull = nvalues < to - from;
+	*external = ext;
+	*toastable = toast;
 	return len;
 }
 
 /*
+ * Write a value of att at data, byte for byte as heap does (alignment is
+ * relative to start, the MAXALIGNed start of the data), and the flags
+ * that describe it into *infomask.  Returns where it ends.
+ */
+static pg_attribute_always_inline char *
+slim_put_value(Form_pg_attribute att, Datum value, char *start, char *data,
+			   uint16 *infomask)
+{
+	Pointer		val = DatumGetPointer(value);
+	Size		len;
+
+	if (att->attbyval)
+	{
+		data = start + att_align_nominal(data - start, att->attalign);
+		store_att_byval(data, value, att->attlen);
+		return data + att->attlen;
+	}
+	if (att->attlen == -1)
+	{
+		*infomask |= HEAP_HASVARWIDTH;
+		if (VARATT_IS_EXTERNAL_EXPANDED(val))
+		{
+			ExpandedObjectHeader *eoh = DatumGetEOHP(value);
+
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = EOH_get_flat_size(eoh);
+			EOH_flatten_into(eoh, data, len);
+		}
+		else if (VARATT_IS_EXTERNAL(val))
+		{
+			/* a TOAST pointer: copied as it is, unaligned */
+			*infomask |= HEAP_HASEXTERNAL;
+			len = VARSIZE_EXTERNAL(val);
+			memcpy(data, val, len);
+		}
+		else if (VARATT_IS_SHORT(val))
+		{
+			len = VARSIZE_SHORT(val);
+			memcpy(data, val, len);
+		}
+		else if (att->attstorage != TYPSTORAGE_PLAIN &&
+				 VARATT_CAN_MAKE_SHORT(val))
+		{
+			/* give the value the 1-byte header heap gives it */
+			len = VARATT_CONVERTED_SHORT_SIZE(val);
+			SET_VARSIZE_SHORT(data, len);
+			memcpy(data + 1, VARDATA(val), len - 1);
+		}
+		else
+		{
+			data = start + att_align_nominal(data - start, att->attalign);
+			len = VARSIZE(val);
+			memcpy(data, val, len);
+		}
+		return data + len;
+	}
+	if (att->attlen == -2)
+	{
+		/* cstring */
+		*infomask |= HEAP_HASVARWIDTH;
+		data = start + att_align_nominal(data - start, att->attalign);
+		len = strlen(val) + 1;
+		memcpy(data, val, len);
+		return data + len;
+	}
+	data = start + att_align_nominal(data - start, att->attalign);
+	memcpy(data, val, att->attlen);
+	return data + att->attlen;
+}
+
+/*
  * Write the values of attributes [from, to) (or of attnums[from .. to - 1])
- * at offset off of start (zeroed,
- * MAXALIGNed memory of the size slim_data_size() gave), byte for byte as
- * heap does, and the flags that describe them into *infomask.  Returns
- * where they end.
+ * at offset off of start (zeroed, MAXALIGNed memory of the size
+ * slim_data_size() gave), byte for byte as heap does, and the flags that
+ * describe them into *infomask.  Returns where they end.
  */
 Size
 slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
@@ -157,81 +253,28 @@ slim_fill_data(TupleDesc tupdesc, const Datum *values, const bool *isnull,
 			   uint16 *infomask)
 {
 	char	   *data = start + off;
+	uint16		flags = 0;
 	int			k;
 
-	for (k = from; k < to; k++)
+	if (attnums == NULL)
 	{
-		int			i = attnums != NULL ? attnums[k] : k;
-		Form_pg_attribute att;
-		Pointer		val;
-		Size		len;
-
-		if (isnull[i])
-			continue;
-		att = TupleDescAttr(tupdesc, i);
-		val = DatumGetPointer(values[i]);
-
-		if (att->attbyval)
-		{
-			/* alignment is relative to the MAXALIGNed start of the data */
-			data = start + att_align_nominal(data - start, att->attalign);
-			store_att_byval(data, values[i], att->attlen);
-			len = att->attlen;
-		}
-		else if (att->attlen == -1)
-		{
-			*infomask |= HEAP_HASVARWIDTH;
-			if (VARATT_IS_EXTERNAL_EXPANDED(val))
-			{
-				ExpandedObjectHeader *eoh = DatumGetEOHP(values[i]);
-
-				data = start + att_align_nominal(data - start, att->attalign);
-				len = EOH_get_flat_size(eoh);
-				EOH_flatten_into(eoh, data, len);
-			}
-			else if (VARATT_IS_EXTERNAL(val))
-			{
-				/* a TOAST pointer: copied as it is, unaligned */
-				*infomask |= HEAP_HASEXTERNAL;
-				len = VARSIZE_EXTERNAL(val);
-				memcpy(data, val, len);
-			}
-			else if (VARATT_IS_SHORT(val))
-			{
-				len = VARSIZE_SHORT(val);
-				memcpy(data, val, len);
-			}
-			else if (att->attstorage != TYPSTORAGE_PLAIN &&
-					 VARATT_CAN_MAKE_SHORT(val))
-			{
-				/* give the value the 1-byte header heap gives it */
-				len = VARATT_CONVERTED_SHORT_SIZE(val);
-				SET_VARSIZE_SHORT(data, len);
-				memcpy(data + 1, VARDATA(val), len - 1);
-			}
-			else
-			{
-				data = start + att_align_nominal(data - start, att->attalign);
-				len = VARSIZE(val);
-				memcpy(data, val, len);
-			}
-		}
-		else if (att->attlen == -2)
-		{
-			/* cstring */
-			*infomask |= HEAP_HASVARWIDTH;
-			data = start + att_align_nominal(data - start, att->attalign);
-			len = strlen(val) + 1;
-			memcpy(data, val, len);
-		}
-		else
-		{
-			data = start + att_align_nominal(data - start, att->attalign);
-			len = att->attlen;
-			memcpy(data, val, len);
-		}
-		data += len;
+		for (k = slim_next_value(isnull, from, to); k < to;
+			 k = slim_next_value(isnull, k + 1, to))
+			data = slim_put_value(TupleDescAttr(tupdesc, k), values[k],
+								  start, data, &flags);
 	}
+	else
+	{
+		for (k = from; k < to; k++)
+		{
+			int			i = attnums[k];
+
+			if (!isnull[i])
+				data = slim_put_value(TupleDescAttr(tupdesc, i), values[i],
+									  start, data, &flags);
+		}
+	}
+	*infomask |= flags;
 	return data - start;
 }
 
@@ -288,11 +331,9 @@ slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff, Size len,
 	{
 		td->t_infomask |= HEAP_HASNULL;
 		/* palloc0 left every bit 0 (NULL): set those of the values */
-		for (i = 0; i < natts; i++)
-		{
-			if (!isnull[i])
-				td->t_bits[i >> 3] |= 1 << (i & 7);
-		}
+		for (i = slim_next_value(isnull, 0, natts); i < natts;
+			 i = slim_next_value(isnull, i + 1, natts))
+			td->t_bits[i >> 3] |= 1 << (i & 7);
 	}
 	return tuple;
 }

@@ -32,35 +32,20 @@
 #include "slim_format.h"
 #include "slim_tail.h"
 
-#define SLIM_ALL_NULL	UINT64CONST(0x0101010101010101)
 
 /*
  * The 0-based numbers of the non-NULL attributes among [first, end) into
- * positions; returns how many.  NULL runs are skipped eight flags at a time.
+ * positions; returns how many.
  */
 static int
 slim_collect_values(const bool *isnull, int first, int end, int16 *positions)
 {
 	int			n = 0;
-	int			i = first;
+	int			i;
 
-	while (i < end)
-	{
-		if (i + 8 <= end)
-		{
-			uint64		flags;
-
-			memcpy(&flags, &isnull[i], sizeof(flags));
-			if (flags == SLIM_ALL_NULL)
-			{
-				i += 8;
-				continue;
-			}
-		}
-		if (!isnull[i])
-			positions[n++] = i;
-		i++;
-	}
+	for (i = slim_next_value(isnull, first, end); i < end;
+		 i = slim_next_value(isnull, i + 1, end))
+		positions[n++] = i;
 	return n;
 }
 
@@ -138,15 +123,19 @@ slim_order_values(TupleDesc tupdesc, const int16 *positions, int n,
 				  int16 *ordered)
 {
 	int			start[6] = {0};
+	uint8		group[MaxTupleAttributeNumber];
 	int			k;
 
+	/* a counting sort by group, each attribute's group looked up once */
 	for (k = 0; k < n; k++)
-		start[slim_value_group(TupleDescAttr(tupdesc, positions[k])) + 1]++;
+	{
+		group[k] = slim_value_group(TupleDescAttr(tupdesc, positions[k]));
+		start[group[k] + 1]++;
+	}
 	for (k = 1; k < 6; k++)
 		start[k] += start[k - 1];
 	for (k = 0; k < n; k++)
-		ordered[start[slim_value_group(TupleDescAttr(tupdesc, positions[k]))]++] =
-			positions[k];
+		ordered[start[group[k]]++] = positions[k];
 }
 
 /* the smallest encoding of a map and its length */
