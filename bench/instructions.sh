@@ -47,7 +47,12 @@
 # figures, by the keys of instructions.csv), BENCH_RESULTS (write the
 # report there instead of bench/results), BENCH_KEEP=<dir> (keep every
 # backend's callgrind.out there, for callgrind_annotate),
-# BENCH_CALLGRIND_OPTS (more options for callgrind, e.g. --dump-instr=yes
+# BENCH_PROFILE="w4_scan w4_insert" (the figures whose backends get a
+# per-function table, instructions-profile.md, by
+# bench/instructions-profile.pl; default: W4's count(c2), count(c403)
+# and count(c800) against heap, count(c800) against jsonb, and INSERT
+# ... SELECT from heap; empty:
+# none), BENCH_CALLGRIND_OPTS (more options for callgrind, e.g. --dump-instr=yes
 # to count each instruction of the kept outputs), BENCH_JOBS,
 # BENCH_PORT (the template server's port, unix socket only, default 5531),
 # PG_CONFIG (the server, default PostgreSQL 15's).  A build without the
@@ -473,8 +478,21 @@ fi
 # run_backend NAME DB FILE...: a copy of the template, a standalone backend
 # under callgrind on database DB reading FILE..., its count into
 # $WORK/counts/NAME (the output stays in $WORK/runs/NAME on failure)
-mkdir -p "$WORK/counts" "$WORK/runs"
-[ "$(id -u)" = 0 ] && chown postgres: "$WORK/counts" "$WORK/runs"
+mkdir -p "$WORK/counts" "$WORK/runs" "$WORK/profile"
+[ "$(id -u)" = 0 ] && chown postgres: "$WORK/counts" "$WORK/runs" "$WORK/profile"
+# the figures profiled function by function (BENCH_PROFILE) that this run
+# counts, and the backends they read
+PROFILE_KEYS=""
+PROFILE_BACKENDS=""
+for key in ${BENCH_PROFILE-w4_c2 w4_c403 w4_scan w4_jsonb_c800 w4_insert}; do
+	line=$(grep "^$key|" "$FIGURES" || true)
+	[ -n "$line" ] || continue
+	IFS='|' read -r _ _ group part _ _ _ baseline <<<"$line"
+	PROFILE_KEYS="$PROFILE_KEYS $key"
+	for db in "${baseline:-heap}" slim; do
+		PROFILE_BACKENDS="$PROFILE_BACKENDS $group.$db.$part $group.$db.setup"
+	done
+done
 run_backend() {
 	local name=$1 db=$2 dir=$WORK/runs/$1 n
 	shift 2
@@ -503,6 +521,9 @@ run_backend() {
 		return 1
 	fi
 	echo "$n" >"$WORK/counts/$name"
+	if [[ " $PROFILE_BACKENDS " == *" $name "* ]]; then
+		cp "$dir/callgrind.out" "$WORK/profile/$name.callgrind.out"
+	fi
 	if [ -n "$KEEP" ]; then
 		mv "$dir/callgrind.out" "$KEEP/$name.callgrind.out"
 	fi
@@ -577,5 +598,10 @@ BENCH_ELAPSED=$(($(date +%s) - START)) \
 BENCH_JOBS=$JOBS \
 BENCH_NOTE=$NOTE \
 	perl "$BENCH/instructions-report.pl" "$RAW" "$FIGURES" "$RESULTS"
+if [ -n "$PROFILE_KEYS" ]; then
+	perl "$BENCH/instructions-profile.pl" "$FIGURES" "$WORK/profile" \
+		"$RESULTS/instructions-profile.md" $PROFILE_KEYS
+	log "per-function profiles of$PROFILE_KEYS: $RESULTS/instructions-profile.md"
+fi
 cat "$RESULTS/instructions.md"
 log "done in $(($(date +%s) - START)) s: $RESULTS/instructions.md, instructions.csv"
