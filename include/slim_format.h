@@ -98,6 +98,9 @@ slim_next_value(const bool *isnull, int i, int end)
 extern HeapTuple slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, SlimNullBitmap mode,
 									  int min_natts, int prefix_natts);
+extern bool slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
+								 SlimNullBitmap mode, int min_natts,
+								 int prefix_natts);
 
 /*
  * The floor of invariant T1 for rows of this descriptor (slim_layout.c);

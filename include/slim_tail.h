@@ -278,6 +278,7 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 /* slim_tail_read.c: decoding (trusting the row) */
 extern const uint8 slim_group_align[SLIM_FIXED_GROUPS];
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
+extern int	slim_tail_natts(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_read_map(const char **pp, SlimTailEncoding encoding,
 						  int first, int ntail, int16 *positions);
 extern int	slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc,

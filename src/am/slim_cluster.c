@@ -47,12 +47,59 @@ typedef struct SlimRewrite
 	SlimNullBitmap mode;
 	int			min_natts;
 	int			prefix_natts;
+	bool		may_copy;		/* rows may be copied as they are stored */
+	int			missing_natts;	/* the old relation's fast-default floor */
 	Datum	   *values;
 	bool	   *isnull;
 } SlimRewrite;
 
 /*
- * Copy one row into the new relation, in the new relation's form.
+ * Can a row be copied as it is stored?  It must read the same after the
+ * rewrite, which drops the values of dropped columns and may clear the
+ * fast defaults (so each one must be stored), and already have the form
+ * the new relation's former would give it (slim_form_is_current()).
+ */
+static bool
+slim_rewrite_copies(SlimRewrite *rw, HeapTuple tuple)
+{
+	TupleDesc	desc = RelationGetDescr(rw->new_rel);
+	HeapTupleHeader td = tuple->t_data;
+	int			natts = HeapTupleHeaderGetNatts(td);
+
+	if (!rw->may_copy ||
+		!slim_form_is_current(tuple, desc, rw->mode, rw->min_natts,
+							  rw->prefix_natts))
+		return false;
+	if (natts >= rw->missing_natts)
+		return true;
+	/* a tail row stores attributes past its natts: up to its tail's end */
+	return SlimHeaderHasTail(td) &&
+		slim_tail_natts(td, desc) >= rw->missing_natts;
+}
+
+/*
+ * May the rows of a rewrite from old_desc to new_desc be copied as they
+ * are stored?  Not when the layouts differ or a dropped column may still
+ * hold a value (forming the row again drops it); the rows decide the rest.
+ */
+static bool
+slim_rewrite_may_copy(TupleDesc old_desc, TupleDesc new_desc)
+{
+	int			i;
+
+	if (old_desc->natts != new_desc->natts)
+		return false;
+	for (i = 0; i < new_desc->natts; i++)
+	{
+		if (TupleDescAttr(new_desc, i)->attisdropped)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Copy one row into the new relation, in the new relation's form: as it is
+ * stored when it has that form, else formed again from its values.
  */
 static void
 slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
@@ -61,6 +108,15 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 	TupleDesc	new_desc = RelationGetDescr(rw->new_rel);
 	HeapTuple	new_tuple;
 	int			i;
+
+	if (slim_rewrite_copies(rw, old_tuple))
+	{
+		/* rewrite_heap_tuple() writes the copy's header: not the page's */
+		new_tuple = heap_copytuple(old_tuple);
+		rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
+		heap_freetuple(new_tuple);
+		return;
+	}
 
 	slim_deform_tuple(old_tuple, old_desc, rw->values, rw->isnull);
 
@@ -163,6 +219,9 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	rw.min_natts = Max(new_info->min_natts,
 					   slim_rewrite_floor(OldHeap, NewHeap,
 										  &new_info->options));
+	rw.missing_natts = slim_missing_natts(RelationGetDescr(OldHeap));
+	rw.may_copy = slim_rewrite_may_copy(RelationGetDescr(OldHeap),
+										RelationGetDescr(NewHeap));
 	rw.values = palloc(RelationGetDescr(NewHeap)->natts * sizeof(Datum));
 	rw.isnull = palloc(RelationGetDescr(NewHeap)->natts * sizeof(bool));
 	rw.rwstate = begin_heap_rewrite(OldHeap, NewHeap, OldestXmin,

@@ -22,6 +22,7 @@
 
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/tupmacs.h"
 
 #include "slim_format.h"
 #include "slim_tail.h"
@@ -87,4 +88,111 @@ slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 	}
 	return slim_form_truncated_tuple(tupdesc, values, isnull, stored_natts,
 									 &size);
+}
+
+/*
+ * Does some stored attribute of td read NULL?  Its bitmap may say so for
+ * the attributes it stores only.
+ */
+static bool
+slim_stored_null(HeapTupleHeader td, int natts)
+{
+	int			i;
+
+	if (!(td->t_infomask & HEAP_HASNULL))
+		return false;
+	for (i = 0; i < natts / 8; i++)
+	{
+		if (td->t_bits[i] != 0xFF)
+			return true;
+	}
+	if (natts % 8 != 0)
+	{
+		uint8		mask = (1 << (natts % 8)) - 1;
+
+		return (td->t_bits[natts / 8] & mask) != mask;
+	}
+	return false;
+}
+
+/*
+ * An upper bound of the data length of a tail row's values in heap's form
+ * (slim_measure_row()'s data_len, which the former's C2 test reads): its
+ * own data, plus the most padding heap's layout could put before each
+ * value of its tail (the tail lays values out by alignment, heap in
+ * attribute order; its map and header take room heap's form has not).
+ */
+static Size
+slim_tail_heap_len_bound(HeapTuple tuple, TupleDesc tupdesc)
+{
+	HeapTupleHeader td = tuple->t_data;
+	int16		positions[MaxTupleAttributeNumber];
+	Size		len = tuple->t_len - td->t_hoff;
+	int			n = slim_tail_positions(td, tupdesc, positions);
+	int			k;
+
+	for (k = 0; k < n; k++)
+		len += att_align_nominal(1, TupleDescAttr(tupdesc, positions[k])->attalign) - 1;
+	return len;
+}
+
+/*
+ * Would slim_form_tuple() give tuple, a stored row of a relation with this
+ * descriptor, the form it has, from the values it reads?  Its answer lets
+ * a rewrite copy the row as it is (19's heap copies rows so too) instead
+ * of forming it again; false whenever unsure, as a row formed again is
+ * always right.  The caller has checked that td reads as it will after
+ * the rewrite (no dropped column, no fast default past what it stores).
+ * The former's choices are deterministic: the same values and floors give
+ * the same form, so it suffices that td has the form those floors give:
+ *
+ *  - heap's form (FULL): every attribute stored, no tail;
+ *  - truncate: no tail, at least min_natts stored, the last stored one a
+ *    value unless that is the floor, a bitmap only when a stored one is
+ *    NULL, and not a row the toaster must see in heap's form;
+ *  - compress: a tail row whose prefix is the former's floor and that is
+ *    short enough in heap's form (C2), or a row as truncate forms it that
+ *    the former could not give a tail (nothing past the floor, or no
+ *    NULL).
+ */
+bool
+slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
+					 SlimNullBitmap mode, int min_natts, int prefix_natts)
+{
+	HeapTupleHeader td = tuple->t_data;
+	int			natts = HeapTupleHeaderGetNatts(td);
+	Size		full_hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
+									 BITMAPLEN(tupdesc->natts));
+	bool		stored_null;
+
+	if (natts > tupdesc->natts)
+		return false;
+
+	/*
+	 * Both formers look at the row's length in heap's form, with a bitmap
+	 * for every attribute of the descriptor, which ADD COLUMN lengthens: a
+	 * tail only while that is under the toaster's threshold (C2), and heap's
+	 * form for a truncated row whose own form is not over it while heap's is
+	 * (slim_form_truncated_tuple()).
+	 */
+	if (SlimHeaderHasTail(td))
+		return mode == SLIM_NULL_BITMAP_COMPRESS &&
+			natts == Max(prefix_natts, min_natts) &&
+			full_hoff + slim_tail_heap_len_bound(tuple, tupdesc) <=
+			TOAST_TUPLE_THRESHOLD;
+	if (mode == SLIM_NULL_BITMAP_FULL)
+		return natts == tupdesc->natts;
+	if (natts < min_natts)
+		return false;
+	if (natts < tupdesc->natts &&
+		full_hoff + (tuple->t_len - td->t_hoff) > TOAST_TUPLE_THRESHOLD)
+		return false;
+	stored_null = slim_stored_null(td, natts);
+	if ((td->t_infomask & HEAP_HASNULL) && !stored_null)
+		return false;
+	/* trailing NULLs the former leaves out */
+	if (natts > min_natts && stored_null && att_isnull(natts - 1, td->t_bits))
+		return false;
+	return mode == SLIM_NULL_BITMAP_TRUNCATE || !stored_null ||
+		natts <= Max(prefix_natts, min_natts);
 }

@@ -131,6 +131,20 @@ slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc, int16 *positions)
 }
 
 /*
+ * How many attributes a tail row stores, its prefix's and its tail's: those
+ * past it read as missing.  Reads the prefix's layout, not the map.
+ */
+int
+slim_tail_natts(HeapTupleHeader td, TupleDesc tupdesc)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *p = (char *) td + td->t_hoff + slim_prefix_end(td, tupdesc);
+	uint32		header = slim_varint_get(&p);
+
+	return Min(first + (int) (header >> 2), tupdesc->natts);
+}
+
+/*
  * Deform the tail of a row this build formed into values/isnull: the
  * attributes from the header's natts (K) up to the last one the tail holds,
  * whose number is returned; the caller fills in the missing values of the
