@@ -93,7 +93,7 @@ demo:
 	$(SLIM_ROOT_RUN) bash scripts/demo.sh
 
 bench:
-	$(SLIM_ROOT_RUN) env QUICK='$(QUICK)' REPS='$(REPS)' bash bench/run.sh
+	$(SLIM_ROOT_RUN) env QUICK='$(QUICK)' REPS='$(REPS)' ONLY='$(ONLY)' bash bench/run.sh
 else
 setup:
 	bash scripts/setup.sh
