@@ -340,6 +340,9 @@ done
 echo "$(psql_db -d heap -c "SELECT w1_insert('w1_new', $W1_INSERT_ROWS)");" >"$SQL/w1_write.insert"
 for i in $(seq $SCANS); do echo 'SELECT sum(c50) FROM w1;'; done >"$SQL/w1_read.sum"
 for i in $(seq $SCANS); do echo 'SELECT count(*) FROM w1;'; done >"$SQL/w1_read.count"
+# a rewrite of the same rows (19's heap copies them, slimheap copies those
+# whose form does not change): once for W1, as often as the scans for W4/W5
+echo 'VACUUM FULL w1;' >"$SQL/w1_read.vacuumfull"
 
 # the reads of issue 23 (bench/run.sh): count(cN) at these positions, a
 # two-column filter, a lookup of three columns, count(*); on the jsonb twin
@@ -382,6 +385,7 @@ for w in w4 w5; do
 	done
 	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w WHERE $READ_FILTER;"; done >"$SQL/${w}_read.filter"
 	for i in $(seq $SCANS); do echo "SELECT count(*) FROM $w;"; done >"$SQL/${w}_read.count"
+	for i in $(seq $SCANS); do echo "VACUUM FULL $w;"; done >"$SQL/${w}_read.vacuumfull"
 
 	# "jsonb": the same reads of the twin ${w}_doc, in database "heap"
 	# (SQL/<group>.jsonb.<part> instead of SQL/<group>.<part>)
@@ -424,6 +428,7 @@ FIGURES=$WORK/figures.txt
 	echo "w1_insert|W1 INSERT ... SELECT: $(th $W1_INSERT_ROWS) rows of 800 int4, 50 set|w1_write|insert|$W1_INSERT_ROWS|row|truncate"
 	echo "w1_sum|W1 scan sum(c50): $SCANS x $(th $W1_ROWS) rows|w1_read|sum|$((SCANS * W1_ROWS))|row|truncate"
 	echo "w1_count|W1 scan count(*): $SCANS x $(th $W1_ROWS) rows|w1_read|count|$((SCANS * W1_ROWS))|row|truncate"
+	echo "w1_vacuum_full|W1 VACUUM FULL: $(th $W1_ROWS) rows|w1_read|vacuumfull|$W1_ROWS|row|truncate"
 	for w in w4 w5; do
 		W=${w^^}
 		echo "${w}_insert|$W INSERT ... SELECT * from a heap table: $(th $W4_ROWS) rows|${w}_write|insert|$W4_ROWS|row|compress"
@@ -437,6 +442,7 @@ FIGURES=$WORK/figures.txt
 		echo "${w}_scan|$W scan count(c800): $SCANS x $(th $W4_ROWS) rows|${w}_read|scan|$((SCANS * W4_ROWS))|row|compress"
 		echo "${w}_filter|$W scan count(*) WHERE $READ_FILTER: $SCANS x $(th $W4_ROWS) rows|${w}_read|filter|$((SCANS * W4_ROWS))|row|compress"
 		echo "${w}_count|$W scan count(*): $SCANS x $(th $W4_ROWS) rows|${w}_read|count|$((SCANS * W4_ROWS))|row|compress"
+		echo "${w}_vacuum_full|$W VACUUM FULL: $SCANS x $(th $W4_ROWS) rows|${w}_read|vacuumfull|$((SCANS * W4_ROWS))|row|compress"
 	done
 	# the same reads against the jsonb twin (W10)
 	for w in w4 w5; do
