@@ -5,8 +5,9 @@
  *	  heap prefix followed by an encoded NULL map and the tail's values.
  *
  * docs/format.md gives the byte layout; src/format/ forms (slim_tail.c),
- * re-prefixes (slim_tail_transcode.c), decodes (slim_tail_read.c) and
- * checks (slim_tail_check.c) such rows.
+ * re-prefixes (slim_tail_transcode.c), decodes (slim_tail_read.c; a
+ * slot's decoder: slim_tail_decode.c) and checks (slim_tail_check.c) such
+ * rows.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -73,6 +74,12 @@ typedef struct SlimTailInfo
 } SlimTailInfo;
 
 /*
+ * Groups 0 to 3 of a tail's values hold fixed-length values of one
+ * alignment each (slim_value_group()), group 4 the variable-length ones.
+ */
+#define SLIM_FIXED_GROUPS	4
+
+/*
  * What slim_transcode_tail_tuple() and slim_deform_tail_upto() need of an
  * attribute, packed (slim_att_info)
  */
@@ -107,6 +114,10 @@ typedef struct SlimTailReader
 	bool		known_all;		/* every attribute's facts are filled in */
 	int			null_lo;
 	int			null_hi;
+	/* known_all: each fixed group's one attlen and attbyval, or len -1 */
+	int16		group_len[SLIM_FIXED_GROUPS];
+	bool		group_byval[SLIM_FIXED_GROUPS];
+	uint8		varlena_align;	/* known_all: every varlena's, or 0 */
 } SlimTailReader;
 
 /* someone else wrote the entries: nothing is known to read NULL */
@@ -124,12 +135,6 @@ slim_tail_reader_wrote(SlimTailReader *rd, int n)
 	if (unlikely(n > rd->null_lo))
 		rd->null_lo = n;
 }
-
-/*
- * Groups 0 to 3 of a tail's values hold fixed-length values of one
- * alignment each (slim_value_group()), group 4 the variable-length ones.
- */
-#define SLIM_FIXED_GROUPS	4
 
 /* unsigned LEB128: values here stay below 2^14 (at most 1600 attributes) */
 static inline int
@@ -285,13 +290,15 @@ extern int	slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc,
 								int16 *positions);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
+extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
+							  Datum *values, bool *isnull);
+extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
+
+/* slim_tail_decode.c: a slot's decoder (trusting the row) */
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 								  SlimTailReader *rd, uint32 prefix_end,
 								  int from, int natts,
 								  Datum *values, bool *isnull);
-extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
-							  Datum *values, bool *isnull);
-extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
 /* slim_tail_expand.c: heap's full form of a tail row, from its bytes (E1) */
 extern HeapTuple slim_tail_expand_tuple(HeapTuple source, TupleDesc tupdesc,

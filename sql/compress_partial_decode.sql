@@ -20,11 +20,18 @@ SET search_path = cz_partial, public;
 
 -- the column types: v tables mix every group of a tail's values (8-, 4-,
 -- 2- and 1-byte aligned fixed-length values, by value and by reference,
--- and varlenas); f tables have fixed-length columns only
+-- and varlenas); f tables have fixed-length columns only; in u tables
+-- groups have one type (their values a stride apart, by reference:
+-- timetz's 12 bytes padded to 16, tid, uuid), in w tables groups mix
+-- lengths and the varlenas two alignments (the decoder's general paths;
+-- arrays of 20 float8 have 4-byte headers, aligned to 8)
 CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 	SELECT CASE kind
 		WHEN 'v' THEN (ARRAY['text', 'int4', 'float8', 'bool', 'int2', 'uuid',
 							 'interval', 'numeric'])[i % 8 + 1]
+		WHEN 'u' THEN (ARRAY['text', 'timetz', 'macaddr', 'tid', 'uuid'])[i % 5 + 1]
+		WHEN 'w' THEN (ARRAY['text', 'int4', 'macaddr', 'float8', 'int8', 'name',
+							 'bool', 'float8[]', 'numeric'])[i % 9 + 1]
 		ELSE (ARRAY['int8', 'int4', 'float8', 'bool', 'int2', 'interval'])[i % 6 + 1]
 	END
 $$;
@@ -46,6 +53,13 @@ CREATE FUNCTION val(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 		WHEN 'int2' THEN format('((g + %s) %% 30000 - 15000)::int2', i)
 		WHEN 'uuid' THEN format('md5(g || ''_%s'')::uuid', i)
 		WHEN 'interval' THEN format('make_interval(days => g, secs => %s)', i)
+		WHEN 'macaddr' THEN format('(''08:00:2b:01:'' || lpad(to_hex(g %% 256), 2, ''0'')'
+								   ' || '':'' || lpad(to_hex(%s), 2, ''0''))::macaddr', i)
+		WHEN 'name' THEN format('(''n'' || g || ''_%s'')::name', i)
+		WHEN 'timetz' THEN format('(''12:00+02''::timetz + make_interval(secs => g * 7 + %s))', i)
+		WHEN 'tid' THEN format('format(''(%%s,%%s)'', g, %s)::tid', i)
+		WHEN 'float8[]' THEN format('CASE WHEN g %% 5 = 0 THEN array_fill((g + %1$s)::float8, ARRAY[20])'
+									' ELSE ARRAY[g, %1$s, g / 4.0]::float8[] END', i)
 		ELSE format('(g * 1.5 + %s)::numeric', i)
 	END
 $$;
@@ -236,6 +250,17 @@ SELECT pairs('v_s');
 SELECT pairs('v_k');
 SELECT pairs('f_s');
 SELECT pairs('f_k');
+-- the same over groups of one type and groups of mixed lengths
+SELECT make_twins('u');
+SELECT make_twins('w');
+SELECT same('SELECT * FROM @T', 'u_s');
+SELECT same('SELECT * FROM @T', 'u_k');
+SELECT same('SELECT * FROM @T', 'w_s');
+SELECT same('SELECT * FROM @T', 'w_k');
+SELECT pairs('u_s');
+SELECT pairs('u_k');
+SELECT pairs('w_s');
+SELECT pairs('w_k');
 
 --
 -- Later columns asked for from other places than the projection.
