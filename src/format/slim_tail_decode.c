@@ -202,7 +202,7 @@ slim_tail_reader_reset(SlimTailReader *rd, int from, int limit,
  */
 static pg_attribute_always_inline void
 slim_tail_bucket_map(const char **pp, SlimTailEncoding encoding, int first,
-					 int ntail, const SlimAttInfo *attinfo, bool *known,
+					 int ntail, SlimAttInfo *attinfo, bool *known,
 					 TupleDesc tupdesc, bool checked, int16 **end)
 {
 	const char *p = *pp;
@@ -211,7 +211,7 @@ slim_tail_bucket_map(const char **pp, SlimTailEncoding encoding, int first,
 #define SLIM_BUCKET(a) \
 	do { \
 		const SlimAttInfo *ai = checked ? \
-			slim_known_att((SlimAttInfo *) attinfo, known, tupdesc, (a)) : \
+			slim_known_att(attinfo, known, tupdesc, (a)) : \
 			&attinfo[(a)]; \
 		\
 		*end[ai->group]++ = (a); \
