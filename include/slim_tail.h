@@ -295,6 +295,10 @@ extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
 /* slim_tail_decode.c: a slot's decoder (trusting the row) */
+extern uint32 slim_deform_tail_prefix(HeapTupleHeader td, TupleDesc tupdesc,
+									  SlimTailReader *rd, uint32 off,
+									  int from, int upto,
+									  Datum *values, bool *isnull);
 extern int	slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 								  SlimTailReader *rd, uint32 prefix_end,
 								  int from, int natts,

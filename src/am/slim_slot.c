@@ -220,45 +220,19 @@ slim_slot_clear(TupleTableSlot *slot)
 }
 
 /*
- * The attributes [tts_nvalid, natts) of a tail row, past its prefix of
- * prefix_natts: heap deforms the prefix, the tail is decoded from where an
- * earlier call stopped.  Apart from slim_slot_getsomeattrs(), whose every
- * call then saves the registers this needs.
+ * The slot's tail reader, whose arrays are made for the first tail row it
+ * reads: the decoder fills in the attributes' facts as it meets them, so
+ * only the flags saying which it knows start zeroed (a lookup reads one
+ * row).
  */
-static pg_noinline void
-slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
-							int prefix_natts, int natts)
+static inline SlimTailReader *
+slim_slot_tail_reader(SlimTupleTableSlot *sslot)
 {
-	TupleTableSlot *slot = &sslot->base.base.base;
-	TupleTableSlot *reader = sslot->reader;
-	uint32		prefix_end = 0;
+	SlimTailReader *rd = &sslot->tail_reader;
 
-	/*
-	 * heap's deforming leaves its offset past the last attribute it read.
-	 * It runs once per row: 19's rewrites isnull up to a multiple of 8 on
-	 * every call, over tail values decoded since, and tells the tail
-	 * reader so (compat: slim_heap_deform_reach()).
-	 */
-	if (prefix_natts > 0)
+	if (unlikely(rd->attinfo == NULL))
 	{
-		if (reader->tts_nvalid < prefix_natts)
-		{
-			TTSOpsBufferHeapTuple.getsomeattrs(reader, prefix_natts);
-			if (SLIM_SLOT_FILLS_MISSING)
-				slim_tail_reader_wrote(&sslot->tail_reader,
-									   slim_heap_deform_reach(prefix_natts,
-															  slot->tts_tupleDescriptor->natts));
-		}
-		Assert(reader->tts_nvalid == prefix_natts);
-		prefix_end = ((HeapTupleTableSlot *) reader)->off;
-	}
-	/*
-	 * The decoder fills in the attributes' facts as it meets them: only the
-	 * flags saying which it knows start zeroed (a lookup reads one row).
-	 */
-	if (unlikely(sslot->tail_reader.attinfo == NULL))
-	{
-		SlimTailReader *rd = &sslot->tail_reader;
+		TupleTableSlot *slot = &sslot->base.base.base;
 		int			n = slot->tts_tupleDescriptor->natts;
 
 		rd->attinfo = MemoryContextAlloc(slot->tts_mcxt,
@@ -268,27 +242,66 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
 		rd->known = (bool *) (rd->set + n);
 		memset(rd->known, false, n);
 	}
+	return rd;
+}
+
+/*
+ * The attributes [tts_nvalid, natts) of a tail row with a prefix of
+ * prefix_natts < natts: the rest of the prefix, then the tail decoded from
+ * where an earlier call stopped.  The prefix is deformed as heap would
+ * (slim_deform_tail_prefix(), cheaper than heap's code for a sparse
+ * prefix), continuing heap's deforming of a part of it (a read of an early
+ * attribute, heap's callback) if there was one: the reader keeps the state
+ * in heap's fields (tts_nvalid, off, the slow flag), as heap's deforming
+ * leaves them.  Apart from slim_slot_getsomeattrs(), whose every call then
+ * saves the registers this needs.
+ */
+static pg_noinline void
+slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
+							int prefix_natts, int natts)
+{
+	TupleTableSlot *slot = &sslot->base.base.base;
+	TupleTableSlot *reader = sslot->reader;
+	HeapTupleTableSlot *hreader = (HeapTupleTableSlot *) reader;
+	SlimTailReader *rd = slim_slot_tail_reader(sslot);
+
+	if (reader->tts_nvalid < prefix_natts)
+	{
+		int			from = reader->tts_nvalid;
+
+		/* below the prefix's end the two count the same attributes */
+		Assert(slot->tts_nvalid == from);
+		hreader->off = slim_deform_tail_prefix(td, slot->tts_tupleDescriptor,
+											   rd, from == 0 ? 0 : hreader->off,
+											   from, prefix_natts,
+											   slot->tts_values,
+											   slot->tts_isnull);
+		reader->tts_flags |= SLIM_TTS_DEFORM_FLAGS;
+		reader->tts_nvalid = prefix_natts;
+	}
 	slot->tts_nvalid =
-		slim_deform_tail_upto(td, slot->tts_tupleDescriptor,
-							  &sslot->tail_reader, prefix_end,
+		slim_deform_tail_upto(td, slot->tts_tupleDescriptor, rd,
+							  prefix_natts > 0 ? hreader->off : 0,
 							  Max(slot->tts_nvalid, prefix_natts), natts,
 							  slot->tts_values, slot->tts_isnull);
 	/* 19: the attributes past the row's are this callback's to fill in */
 	if (SLIM_SLOT_FILLS_MISSING && slot->tts_nvalid < natts)
 	{
 		slot_getmissingattrs(slot, slot->tts_nvalid, natts);
-		slim_tail_reader_forget(&sslot->tail_reader);
+		slim_tail_reader_forget(rd);
 		slot->tts_nvalid = natts;
 	}
 }
 
 /*
  * Only reached when the slot holds a tuple (a virtual one has every value
- * valid), which the reader holds too.  heap's code deforms a standard row;
- * a tail row's attributes past the prefix are decoded only as far as
- * natts, so tts_nvalid stays exact: a later call for more continues.
- * Attributes past the tail are the caller's (slot_getsomeattrs_int() fills
- * in their missing values) before 19, this callback's from 19 on.
+ * valid), which the reader holds too.  heap's code deforms a standard row,
+ * and a tail row when only its prefix is asked for; past the prefix,
+ * slim_slot_getsomeattrs_tail() decodes only as far as natts, so
+ * tts_nvalid stays exact: a later call for more continues.  Attributes
+ * past the tail are the caller's
+ * (slot_getsomeattrs_int() fills in their missing values) before 19, this
+ * callback's from 19 on.
  */
 void
 slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
