@@ -252,9 +252,11 @@ slim_slot_tail_reader(SlimTupleTableSlot *sslot)
  * (slim_deform_tail_prefix(), cheaper than heap's code for a sparse
  * prefix), continuing heap's deforming of a part of it (a read of an early
  * attribute, heap's callback) if there was one: the reader keeps the state
- * in heap's fields (tts_nvalid, off, the slow flag), as heap's deforming
- * leaves them.  Apart from slim_slot_getsomeattrs(), whose every call then
- * saves the registers this needs.
+ * in heap's fields, tts_nvalid and off as heap's deforming leaves them, and
+ * the slow flag set (heap's code, were it to go on, would then not trust
+ * cached offsets; it never goes on past the header's natts).  Apart from
+ * slim_slot_getsomeattrs(), whose every call then saves the registers this
+ * needs.
  */
 static pg_noinline void
 slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
@@ -278,6 +280,7 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
 											   slot->tts_isnull);
 		reader->tts_flags |= SLIM_TTS_DEFORM_FLAGS;
 		reader->tts_nvalid = prefix_natts;
+		slim_tail_reader_wrote(rd, prefix_natts);
 	}
 	slot->tts_nvalid =
 		slim_deform_tail_upto(td, slot->tts_tupleDescriptor, rd,

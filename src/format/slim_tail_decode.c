@@ -18,6 +18,8 @@
  */
 #include "postgres.h"
 
+#include <limits.h>
+
 #include "access/htup_details.h"
 #include "access/tupmacs.h"
 #include "port/pg_bitutils.h"
@@ -48,7 +50,8 @@
 static inline Datum
 slim_fetch_fixed(const char *ptr, int16 attlen, bool attbyval, uint8 shift)
 {
-#ifndef WORDS_BIGENDIAN
+	/* where char is unsigned, heap's fetch zero-extends a "char": its way */
+#if !defined(WORDS_BIGENDIAN) && CHAR_MIN < 0
 	int64		word;
 
 	memcpy(&word, ptr + attlen - sizeof(int64), sizeof(int64));
