@@ -9,7 +9,9 @@
 -- anywhere, and a dropped column that old rows still store.  Each query
 -- reads a prefix column first (heap's deforming of part of the prefix,
 -- then slimheap's going on from where it stopped) or the whole row at
--- once.  Self-contained; also passes with jit_above_cost = 0.
+-- once; then where the values go next (a heap table with a fast
+-- default, a CTE, a sort, parallel workers, a trigger's NEW row).
+-- Self-contained; also passes with jit_above_cost = 0.
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS slimheap;
@@ -140,5 +142,82 @@ SELECT differ('SELECT id, t60, a1, a2, a3, a13, a18 FROM @T WHERE t60 IS NOT NUL
 SELECT differ('SELECT a1, a13, count(*), sum(a2), sum(a3), sum(a18), max(t60::text)'
 			  ' FROM @T GROUP BY a1, a13') AS grouped;
 SELECT differ('SELECT DISTINCT a1, a13, t4 FROM @T') AS distinct_chars;
+
+-- where the values go next, read through a qual on a prefix column first:
+-- a heap table with a fast default, a materialized CTE, a sort, parallel
+-- workers, and a trigger's NEW row
+CREATE TABLE sink (src text, id int, a1 "char", a6 text, a13 "char",
+				   a19 timetz, t40 float8, t60 int4);
+ALTER TABLE sink ADD COLUMN z int DEFAULT 7;
+INSERT INTO sink (src, id, a1, a6, a13, a19, t40, t60)
+SELECT t, id, a1, a6, a13, a19, t40, t60
+FROM unnest(ARRAY['p_h', 'p_8', 'p_13', 'p_20']) t,
+	 LATERAL (SELECT * FROM p_h WHERE t = 'p_h' AND (a3 IS NULL OR id > 0)
+			  UNION ALL SELECT * FROM p_8 WHERE t = 'p_8' AND (a3 IS NULL OR id > 0)
+			  UNION ALL SELECT * FROM p_13 WHERE t = 'p_13' AND (a3 IS NULL OR id > 0)
+			  UNION ALL SELECT * FROM p_20 WHERE t = 'p_20' AND (a3 IS NULL OR id > 0)) r;
+SELECT src, count(*), count(DISTINCT (id, a1, a6, a13, a19, t40, t60, z)) AS distinct_rows
+FROM sink GROUP BY src ORDER BY src;
+SELECT s.src, (SELECT count(*)
+			  FROM ((SELECT id, a1, a6, a13, a19, t40, t60, z FROM sink WHERE src = 'p_h'
+					 EXCEPT ALL
+					 SELECT id, a1, a6, a13, a19, t40, t60, z FROM sink WHERE src = s.src)
+					UNION ALL
+					(SELECT id, a1, a6, a13, a19, t40, t60, z FROM sink WHERE src = s.src
+					 EXCEPT ALL
+					 SELECT id, a1, a6, a13, a19, t40, t60, z FROM sink WHERE src = 'p_h')) d)
+	   AS rows_differing_from_heap
+FROM (VALUES ('p_8'), ('p_13'), ('p_20')) s(src) ORDER BY 1;
+
+SELECT differ('WITH c AS MATERIALIZED (SELECT id, a2, a13, a16, t5, t60 FROM @T'
+			  ' WHERE a9 IS NULL OR id > 0) SELECT * FROM c') AS cte;
+SELECT differ('SELECT row_number() OVER (ORDER BY a13, t60, id), id, a4, t59'
+			  ' FROM @T WHERE a1 IS NOT NULL OR id > 0') AS sorted;
+
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+CREATE FUNCTION plan_has(q text, what text) RETURNS bool
+LANGUAGE plpgsql AS $$
+DECLARE
+	l text;
+BEGIN
+	FOR l IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+		IF l LIKE '%' || what || '%' THEN
+			RETURN true;
+		END IF;
+	END LOOP;
+	RETURN false;
+END $$;
+SELECT plan_has('SELECT id, t60 FROM p_8 WHERE a12 IS NULL OR id > 0',
+				'Parallel Seq Scan') AS parallel_plan;
+SELECT differ('SELECT id, a2, a7, a13, a19, t3, t60 FROM @T WHERE a12 IS NULL OR id > 0')
+	AS parallel;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+
+-- a BEFORE UPDATE trigger logs NEW's prefix and tail columns
+CREATE TABLE trig_log (tab text, id int, a1 "char", a3 int4, a10 text, t60 int4);
+CREATE FUNCTION log_new() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO trig_log VALUES (TG_TABLE_NAME, NEW.id, NEW.a1, NEW.a3, NEW.a10, NEW.t60);
+	RETURN NEW;
+END $$;
+CREATE TRIGGER log_h BEFORE UPDATE ON p_h FOR EACH ROW EXECUTE FUNCTION log_new();
+CREATE TRIGGER log_8 BEFORE UPDATE ON p_8 FOR EACH ROW EXECUTE FUNCTION log_new();
+UPDATE p_h SET t59 = t59 WHERE a3 IS NULL OR id % 10 = 0;
+UPDATE p_8 SET t59 = t59 WHERE a3 IS NULL OR id % 10 = 0;
+SELECT count(*) AS logged,
+	   (SELECT count(*) FROM ((SELECT id, a1, a3, a10, t60 FROM trig_log WHERE tab = 'p_h'
+							   EXCEPT ALL SELECT id, a1, a3, a10, t60 FROM trig_log WHERE tab = 'p_8')
+							  UNION ALL
+							  (SELECT id, a1, a3, a10, t60 FROM trig_log WHERE tab = 'p_8'
+							   EXCEPT ALL SELECT id, a1, a3, a10, t60 FROM trig_log WHERE tab = 'p_h')) d)
+	   AS differing
+FROM trig_log;
+SELECT differ('SELECT x::text FROM @T x') AS whole_row_after_update;
 
 DROP SCHEMA cz_prefix CASCADE;
