@@ -301,10 +301,9 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
  * valid), which the reader holds too.  heap's code deforms a standard row,
  * and a tail row when only its prefix is asked for; past the prefix,
  * slim_slot_getsomeattrs_tail() decodes only as far as natts, so
- * tts_nvalid stays exact: a later call for more continues.  Attributes
- * past the tail are the caller's
- * (slot_getsomeattrs_int() fills in their missing values) before 19, this
- * callback's from 19 on.
+  * tts_nvalid stays exact: a later call for more continues.  Attributes
+ * past the tail are the caller's (slot_getsomeattrs_int() fills in their
+ * missing values) before 19, this callback's from 19 on.
  */
 void
 slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
