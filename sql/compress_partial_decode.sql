@@ -24,7 +24,9 @@ SET search_path = cz_partial, public;
 -- groups have one type (their values a stride apart, by reference:
 -- timetz's 12 bytes padded to 16, tid, uuid), in w tables groups mix
 -- lengths and the varlenas two alignments (the decoder's general paths;
--- arrays of 20 float8 have 4-byte headers, aligned to 8)
+-- arrays of 20 float8 have 4-byte headers, aligned to 8); in b tables each
+-- fixed group holds values passed by value of one length (8, 4, 2 and 1
+-- bytes, negative ones too: the decoder's loop for each length)
 CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 	SELECT CASE kind
 		WHEN 'v' THEN (ARRAY['text', 'int4', 'float8', 'bool', 'int2', 'uuid',
@@ -32,6 +34,8 @@ CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS
 		WHEN 'u' THEN (ARRAY['text', 'timetz', 'macaddr', 'tid', 'uuid'])[i % 5 + 1]
 		WHEN 'w' THEN (ARRAY['text', 'int4', 'macaddr', 'float8', 'int8', 'name',
 							 'bool', 'float8[]', 'numeric'])[i % 9 + 1]
+		WHEN 'b' THEN (ARRAY['int8', 'int4', 'int2', '"char"', 'float8', 'bool',
+							 'text'])[i % 7 + 1]
 		ELSE (ARRAY['int8', 'int4', 'float8', 'bool', 'int2', 'interval'])[i % 6 + 1]
 	END
 $$;
@@ -58,6 +62,7 @@ CREATE FUNCTION val(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 		WHEN 'name' THEN format('(''n'' || g || ''_%s'')::name', i)
 		WHEN 'timetz' THEN format('(''12:00+02''::timetz + make_interval(secs => g * 7 + %s))', i)
 		WHEN 'tid' THEN format('format(''(%%s,%%s)'', g, %s)::tid', i)
+		WHEN '"char"' THEN format('(((g * 3 + %s) %% 256) - 128)::"char"', i)
 		WHEN 'float8[]' THEN format('CASE WHEN g %% 5 = 0 THEN array_fill((g + %1$s)::float8, ARRAY[20])'
 									' ELSE ARRAY[g, %1$s, g / 4.0]::float8[] END', i)
 		ELSE format('(g * 1.5 + %s)::numeric', i)
@@ -261,6 +266,14 @@ SELECT pairs('u_s');
 SELECT pairs('u_k');
 SELECT pairs('w_s');
 SELECT pairs('w_k');
+-- and over groups of values passed by value, one length each
+SELECT make_twins('b');
+SELECT * FROM forms('b_s');
+SELECT same('SELECT * FROM @T', 'b_s');
+SELECT same('SELECT * FROM @T', 'b_k');
+SELECT pairs('b_s');
+SELECT pairs('b_k');
+SELECT same('SELECT id, c160, c157, c155, c153 FROM @T WHERE c2 IS NULL', 'b_s');
 
 --
 -- Later columns asked for from other places than the projection.

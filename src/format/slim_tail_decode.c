@@ -370,28 +370,31 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 			bp++;
 		ptr = tp + off + (bp - b) * stride;
 		/* two loops: no test of the way of passing a value */
-		if (byval)
-		{
-			uint8		shift = 64 - 8 * len;
+		/*
+		 * A loop for each length of a value passed by value (1, 2, 4 or 8
+		 * bytes), each fetch then one load of that length, and one for the
+		 * others: no test of the length or the way of passing a value.
+		 */
+#define SLIM_STRIDE_LOOP(fetch) \
+		while ((a = *bp++) < limit) \
+		{ \
+			values[a] = (fetch); \
+			isnull[a] = false; \
+			*sp++ = a; \
+			ptr += stride; \
+		}
 
-			while ((a = *bp++) < limit)
-			{
-				values[a] = slim_fetch_fixed(ptr, len, true, shift);
-				isnull[a] = false;
-				*sp++ = a;
-				ptr += stride;
-			}
-		}
+		if (!byval)
+			SLIM_STRIDE_LOOP(PointerGetDatum(ptr))
+		else if (len == 8)
+			SLIM_STRIDE_LOOP(fetch_att(ptr, true, 8))
+		else if (len == 4)
+			SLIM_STRIDE_LOOP(fetch_att(ptr, true, 4))
+		else if (len == 2)
+			SLIM_STRIDE_LOOP(fetch_att(ptr, true, 2))
 		else
-		{
-			while ((a = *bp++) < limit)
-			{
-				values[a] = PointerGetDatum(ptr);
-				isnull[a] = false;
-				*sp++ = a;
-				ptr += stride;
-			}
-		}
+			SLIM_STRIDE_LOOP(fetch_att(ptr, true, 1))
+#undef SLIM_STRIDE_LOOP
 		*nset = sp - set;
 		return off + (count - 1) * stride + len;
 	}
