@@ -26,7 +26,9 @@ SET search_path = cz_partial, public;
 -- lengths and the varlenas two alignments (the decoder's general paths;
 -- arrays of 20 float8 have 4-byte headers, aligned to 8); in b tables each
 -- fixed group holds values passed by value of one length (8, 4, 2 and 1
--- bytes, negative ones too: the decoder's loop for each length)
+-- bytes: the decoder's loop for each length; a wrong length or offset
+-- shows in the rows' text, an extension of a value's sign would not, the
+-- output functions reading only the type's own bytes)
 CREATE FUNCTION coltype(kind text, i int) RETURNS text IMMUTABLE LANGUAGE sql AS $$
 	SELECT CASE kind
 		WHEN 'v' THEN (ARRAY['text', 'int4', 'float8', 'bool', 'int2', 'uuid',
