@@ -447,21 +447,22 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 }
 
 /*
- * Where a varlena of alignment align starts, the value before it ending at
- * tp + off, and its length, as att_align_pointer() and VARSIZE_ANY() tell
- * (never an external one in a tail): a zero byte is padding.
+ * The varlena at *vp or, when *vp is padding (a zero byte), at the next
+ * multiple of align from tp, as att_align_pointer() tells; *vp is left at
+ * it.  Returns its length (VARSIZE_ANY(): never an external one in a
+ * tail).
  */
 static pg_attribute_always_inline uint32
-slim_varlena_at(const char *tp, uint32 *off, uint32 align)
+slim_varlena_at(const char *tp, const char **vp, uint32 align)
 {
-	const char *vp = tp + *off;
+	const char *v = *vp;
 
-	if (unlikely(!VARATT_NOT_PAD_BYTE(vp)))
+	if (unlikely(!VARATT_NOT_PAD_BYTE(v)))
 	{
-		*off = TYPEALIGN(align, *off);
-		vp = tp + *off;
+		v = tp + TYPEALIGN(align, v - tp);
+		*vp = v;
 	}
-	return VARATT_IS_1B(vp) ? VARSIZE_1B(vp) : VARSIZE_4B(vp);
+	return VARATT_IS_1B(v) ? VARSIZE_1B(v) : VARSIZE_4B(v);
 }
 
 /*
@@ -481,21 +482,24 @@ slim_tail_varlena_group(const int16 *b, const SlimAttInfo *attinfo,
 
 	if (align > 0)
 	{
+		/* a cursor, not an offset: one addition a value fewer */
+		const char *vp = tp + off;
+
 		while ((a = *b) < from)
 		{
-			uint32		len = slim_varlena_at(tp, &off, align);
+			uint32		len = slim_varlena_at(tp, &vp, align);
 
-			off += len;
+			vp += len;
 			b++;
 		}
 		while ((a = *b++) < limit)
 		{
-			uint32		len = slim_varlena_at(tp, &off, align);
+			uint32		len = slim_varlena_at(tp, &vp, align);
 
-			values[a] = PointerGetDatum(tp + off);
+			values[a] = PointerGetDatum(vp);
 			isnull[a] = false;
 			*sp++ = a;
-			off += len;
+			vp += len;
 		}
 		*nset = sp - set;
 		return;
