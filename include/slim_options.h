@@ -7,8 +7,9 @@
  * Shared by slim_options.c (what the options are, how they are spelled,
  * checked and stored), slim_options_store.c (storing them on a relation),
  * slim_options_guard.c (which statements need the hook),
- * slim_options_repack.c (pg_repack's copies) and slim_options_ddl.c (the
- * DDL statements that carry them).  The options
+ * slim_options_repack.c (pg_repack's copies), slim_options_ddl.c (the
+ * DDL statements that carry them) and slim_options_pending.c (running
+ * those through core, storing entries on what it creates).  The options
  * layer uses the format layer's modes and nothing of the table AM.
  *
  * Copyright (c) 2026, slimheap contributors
@@ -23,6 +24,7 @@
 
 #include "access/tableam.h"
 #include "nodes/parsenodes.h"
+#include "tcop/utility.h"
 
 #include "slim_format.h"
 
@@ -34,6 +36,40 @@ typedef struct SlimOptions
 	SlimNullBitmap null_bitmap;
 	int			prefix_columns; /* kept in the standard prefix (compress) */
 } SlimOptions;
+
+/*
+ * Entries to store on a relation that core is about to create while running
+ * one of our statements (slim_options_pending.c).
+ */
+typedef enum SlimPendingKind
+{
+	SLIM_PENDING_CREATE,		/* the relation the statement creates */
+	SLIM_PENDING_REWRITE		/* the new heap of a rewrite of relid */
+} SlimPendingKind;
+
+typedef struct SlimPending
+{
+	SlimPendingKind kind;
+	const RangeVar *relation;	/* CREATE: its name */
+	Oid			relid;			/* REWRITE: the table being rewritten */
+	List	   *entries;		/* "slimheap.<name>=<value>" to store */
+	List	   *defs;			/* CREATE IF NOT EXISTS: options, unchecked */
+	bool		named;			/* CREATE: the statement names options */
+	bool		applied;		/* CREATE: stored */
+} SlimPending;
+
+/* the arguments of one ProcessUtility call */
+typedef struct SlimUtilityCall
+{
+	PlannedStmt *pstmt;
+	const char *queryString;
+	bool		readOnlyTree;
+	ProcessUtilityContext context;
+	ParamListInfo params;
+	QueryEnvironment *queryEnv;
+	DestReceiver *dest;
+	QueryCompletion *qc;
+} SlimUtilityCall;
 
 /* namespace of the options, as in WITH (slimheap.null_bitmap = ...) */
 #define SLIM_OPTION_NAMESPACE	"slimheap"
@@ -75,7 +111,14 @@ extern void slim_options_hook_leave(void);
 extern Oid	slim_repack_original(const RangeVar *relation, Oid *amoid);
 extern Oid	slim_repack_copy_source(Relation rel);
 
-/* slim_options_ddl.c: the ProcessUtility and object access hooks */
+/* slim_options_pending.c: core runs a statement, entries are stored */
+extern void slim_run_core(const SlimUtilityCall *call, PlannedStmt *pstmt);
+extern void slim_run_core_pending(const SlimUtilityCall *call,
+								  PlannedStmt *pstmt, SlimPending *pending);
+extern SlimPending *slim_pending_swap(SlimPending *pending);
+extern void slim_options_pending_init(ProcessUtility_hook_type hook);
+
+/* slim_options_ddl.c: the DDL hook */
 extern void slim_options_init(const TableAmRoutine *routine);
 
 #endif							/* SLIM_OPTIONS_H */

@@ -317,8 +317,9 @@ bool		slim_options_tails_decoded = false;
 /*
  * Invariant C3 (docs/format.md): when slimheap cannot log tails for
  * logical decoding, say so when compress is set, not never.  Called for
- * entries that a statement does store (slim_options_ddl.c), so that a
- * CREATE ... IF NOT EXISTS that creates nothing says nothing.
+ * entries that a statement does store (slim_options_pending.c and
+ * slim_options_ddl.c), so that a CREATE ... IF NOT EXISTS that creates
+ * nothing says nothing.
  */
 void
 slim_warn_entries(const List *entries)

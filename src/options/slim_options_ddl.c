@@ -26,7 +26,8 @@
  * The hook exists only in sessions that loaded the library before the
  * statement started.  For the others, an event trigger of the extension
  * (slim_options_guard.c) stops any statement the hook should have seen.
- * What the hook stores, and on what, is slim_options_store.c.
+ * What the hook stores, and on what, is slim_options_store.c; running core
+ * and storing entries on the relation it creates, slim_options_pending.c.
  *
  * Core's read-only, recovery and permission checks come first, and a
  * statement without slimheap options on a relation without slimheap entries
@@ -67,164 +68,12 @@
 
 #include "slim_options.h"
 
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-static object_access_hook_type prev_object_access = NULL;
-
-/*
- * Entries to store on a relation that core is about to create while running
- * one of our statements.
- */
-typedef enum SlimPendingKind
-{
-	SLIM_PENDING_CREATE,		/* the relation the statement creates */
-	SLIM_PENDING_REWRITE		/* the new heap of a rewrite of relid */
-} SlimPendingKind;
-
-typedef struct SlimPending
-{
-	SlimPendingKind kind;
-	const RangeVar *relation;	/* CREATE: its name */
-	Oid			relid;			/* REWRITE: the table being rewritten */
-	List	   *entries;		/* "slimheap.<name>=<value>" to store */
-	List	   *defs;			/* CREATE IF NOT EXISTS: options, unchecked */
-	bool		named;			/* CREATE: the statement names options */
-	bool		applied;		/* CREATE: stored */
-} SlimPending;
-
-/* set only while core runs a statement of ours */
-static SlimPending *slim_pending = NULL;
-
-/* the arguments of one ProcessUtility call */
-typedef struct SlimUtilityCall
-{
-	PlannedStmt *pstmt;
-	const char *queryString;
-	bool		readOnlyTree;
-	ProcessUtilityContext context;
-	ParamListInfo params;
-	QueryEnvironment *queryEnv;
-	DestReceiver *dest;
-	QueryCompletion *qc;
-} SlimUtilityCall;
-
 /* one SET (...) or RESET (...) list of an ALTER, reduced to our options */
 typedef struct SlimChange
 {
 	List	   *defs;
 	bool		is_reset;
 } SlimChange;
-
-/*
- * Run pstmt (the caller's statement, or our modified copy of it) through the
- * rest of the hook chain and core.
- */
-static void
-slim_run_core(const SlimUtilityCall *call, PlannedStmt *pstmt)
-{
-	/* a copy of ours is ours to scribble on */
-	bool		readOnlyTree = pstmt == call->pstmt ? call->readOnlyTree : false;
-
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, call->queryString, readOnlyTree,
-							call->context, call->params, call->queryEnv,
-							call->dest, call->qc);
-	else
-		standard_ProcessUtility(pstmt, call->queryString, readOnlyTree,
-								call->context, call->params, call->queryEnv,
-								call->dest, call->qc);
-}
-
-static void
-slim_run_core_pending(const SlimUtilityCall *call, PlannedStmt *pstmt,
-					  SlimPending *pending)
-{
-	Assert(slim_pending == NULL);
-	slim_pending = pending;
-	PG_TRY();
-	{
-		slim_run_core(call, pstmt);
-	}
-	PG_FINALLY();
-	{
-		slim_pending = NULL;
-	}
-	PG_END_TRY();
-}
-
-/*
- * Post-create hook: core has just created relation relid (its pg_class row
- * is inserted, not yet visible).  Store the pending entries if it is the
- * relation they are for.  Creating a relation may create others first or
- * after (sequences of serial columns, the TOAST table), hence the name test.
- */
-static void
-slim_relation_created(Oid relid)
-{
-	SlimPending *pending = slim_pending;
-	Relation	rel;
-	char		relname[NAMEDATALEN];
-	Oid			relnamespace;
-	char		relkind;
-	Oid			relam;
-
-	/* the relcache entry core built is all there is of the relation yet */
-	rel = RelationIdGetRelation(relid);
-	if (!RelationIsValid(rel))
-		return;
-	strlcpy(relname, RelationGetRelationName(rel), sizeof(relname));
-	relnamespace = RelationGetNamespace(rel);
-	relkind = rel->rd_rel->relkind;
-	relam = rel->rd_rel->relam;
-	RelationClose(rel);
-
-	if (pending->kind == SLIM_PENDING_CREATE)
-	{
-		if (pending->applied ||
-			strcmp(relname, pending->relation->relname) != 0 ||
-			relnamespace != RangeVarGetCreationNamespace(pending->relation))
-			return;
-		pending->applied = true;
-		/* IF NOT EXISTS: core checks nothing of a table it skips, nor do we */
-		if (pending->defs != NIL)
-			pending->entries = slim_option_entries(pending->defs, false);
-		if (pending->named ?
-			!slim_options_check_target(relname, relkind, relam, true) :
-			!slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
-			return;
-		/* slimheap.default_null_bitmap unless the statement names a mode */
-		pending->entries = slim_default_entries(pending->entries);
-		slim_warn_entries(pending->entries);
-	}
-	else
-	{
-		char		newheap[NAMEDATALEN];
-
-		/* make_new_heap() names the new heap after the old one's OID */
-		snprintf(newheap, sizeof(newheap), "pg_temp_%u", pending->relid);
-		if (strcmp(relname, newheap) != 0 || pending->entries == NIL)
-			return;
-	}
-
-	/*
-	 * Make the new pg_class row visible so it can be updated.  heap.c allows
-	 * this here: StoreConstraints(), called right after this hook, may do
-	 * the same.
-	 */
-	CommandCounterIncrement();
-	(void) slim_store_entries(relid, pending->entries);
-}
-
-static void
-slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
-				   int subId, void *arg)
-{
-	if (prev_object_access)
-		prev_object_access(access, classId, objectId, subId, arg);
-
-	if (access == OAT_POST_CREATE && classId == RelationRelationId &&
-		subId == 0 && slim_pending != NULL)
-		slim_relation_created(objectId);
-}
 
 /*
  * The copy pg_repack makes of table original (slim_options_repack.c): the
@@ -613,7 +462,7 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					DestReceiver *dest, QueryCompletion *qc)
 {
 	SlimUtilityCall call;
-	SlimPending *outer = slim_pending;
+	SlimPending *outer;
 
 	call.pstmt = pstmt;
 	call.queryString = queryString;
@@ -635,12 +484,8 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		return;
 	}
 
-	/*
-	 * A statement run while one of ours is under way (a serial column's
-	 * CREATE SEQUENCE, DDL of an event trigger) is not what the pending
-	 * entries are for.
-	 */
-	slim_pending = NULL;
+	/* the entries of an outer statement of ours are not this one's */
+	outer = slim_pending_swap(NULL);
 	slim_options_hook_enter();
 	PG_TRY();
 	{
@@ -649,7 +494,7 @@ slim_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_FINALLY();
 	{
 		slim_options_hook_leave();
-		slim_pending = outer;
+		(void) slim_pending_swap(outer);
 	}
 	PG_END_TRY();
 }
@@ -664,8 +509,5 @@ slim_options_init(const TableAmRoutine *routine)
 {
 	slim_options_default_init();
 	slim_options_store_init(routine);
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = slim_ProcessUtility;
-	prev_object_access = object_access_hook;
-	object_access_hook = slim_object_access;
+	slim_options_pending_init(slim_ProcessUtility);
 }

@@ -12,8 +12,9 @@
  * any setting, and a later change of the setting leaves existing tables as
  * they are.  A table that does not use slimheap gets nothing.
  *
- * slim_options_ddl.c calls slim_default_entries() where it stores the
- * options of a new slimheap table; this file holds the setting itself.
+ * slim_options_pending.c (CREATE) and slim_options_ddl.c (ALTER ... SET
+ * ACCESS METHOD) call slim_default_entries() where they store the options
+ * of a new slimheap table; this file holds the setting itself.
  *
  * Copyright (c) 2026, slimheap contributors
  *

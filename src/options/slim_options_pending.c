@@ -1,0 +1,178 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_options_pending.c
+ *	  Running a statement through core from the DDL hook, with the slimheap
+ *	  entries to store on the relation core creates for it.
+ *
+ * slim_options_ddl.c decides what a statement's entries are; core creates
+ * the relation (CREATE TABLE, CREATE TABLE AS, the new heap of a rewrite),
+ * and the post-create object access hook here stores the entries on it
+ * before any row is written.  slim_options_ddl.c's ProcessUtility hook is
+ * installed here too: slim_run_core() passes a statement on to the hook
+ * that was there before it, saved in this file as it goes in.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/options/slim_options_pending.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_class.h"
+#include "tcop/utility.h"
+#include "utils/rel.h"
+#include "utils/relcache.h"
+
+#include "slim_options.h"
+
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access = NULL;
+
+/* set only while core runs a statement of ours */
+static SlimPending *slim_pending = NULL;
+
+/*
+ * Run pstmt (the caller's statement, or our modified copy of it) through the
+ * rest of the hook chain and core.
+ */
+void
+slim_run_core(const SlimUtilityCall *call, PlannedStmt *pstmt)
+{
+	/* a copy of ours is ours to scribble on */
+	bool		readOnlyTree = pstmt == call->pstmt ? call->readOnlyTree : false;
+
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, call->queryString, readOnlyTree,
+							call->context, call->params, call->queryEnv,
+							call->dest, call->qc);
+	else
+		standard_ProcessUtility(pstmt, call->queryString, readOnlyTree,
+								call->context, call->params, call->queryEnv,
+								call->dest, call->qc);
+}
+
+/*
+ * The same, pending's entries to be stored when core creates the relation
+ * they are for (slim_relation_created()).
+ */
+void
+slim_run_core_pending(const SlimUtilityCall *call, PlannedStmt *pstmt,
+					  SlimPending *pending)
+{
+	Assert(slim_pending == NULL);
+	slim_pending = pending;
+	PG_TRY();
+	{
+		slim_run_core(call, pstmt);
+	}
+	PG_FINALLY();
+	{
+		slim_pending = NULL;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Post-create hook: core has just created relation relid (its pg_class row
+ * is inserted, not yet visible).  Store the pending entries if it is the
+ * relation they are for.  Creating a relation may create others first or
+ * after (sequences of serial columns, the TOAST table), hence the name test.
+ */
+static void
+slim_relation_created(Oid relid)
+{
+	SlimPending *pending = slim_pending;
+	Relation	rel;
+	char		relname[NAMEDATALEN];
+	Oid			relnamespace;
+	char		relkind;
+	Oid			relam;
+
+	/* the relcache entry core built is all there is of the relation yet */
+	rel = RelationIdGetRelation(relid);
+	if (!RelationIsValid(rel))
+		return;
+	strlcpy(relname, RelationGetRelationName(rel), sizeof(relname));
+	relnamespace = RelationGetNamespace(rel);
+	relkind = rel->rd_rel->relkind;
+	relam = rel->rd_rel->relam;
+	RelationClose(rel);
+
+	if (pending->kind == SLIM_PENDING_CREATE)
+	{
+		if (pending->applied ||
+			strcmp(relname, pending->relation->relname) != 0 ||
+			relnamespace != RangeVarGetCreationNamespace(pending->relation))
+			return;
+		pending->applied = true;
+		/* IF NOT EXISTS: core checks nothing of a table it skips, nor do we */
+		if (pending->defs != NIL)
+			pending->entries = slim_option_entries(pending->defs, false);
+		if (pending->named ?
+			!slim_options_check_target(relname, relkind, relam, true) :
+			!slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
+			return;
+		/* slimheap.default_null_bitmap unless the statement names a mode */
+		pending->entries = slim_default_entries(pending->entries);
+		slim_warn_entries(pending->entries);
+	}
+	else
+	{
+		char		newheap[NAMEDATALEN];
+
+		/* make_new_heap() names the new heap after the old one's OID */
+		snprintf(newheap, sizeof(newheap), "pg_temp_%u", pending->relid);
+		if (strcmp(relname, newheap) != 0 || pending->entries == NIL)
+			return;
+	}
+
+	/*
+	 * Make the new pg_class row visible so it can be updated.  heap.c allows
+	 * this here: StoreConstraints(), called right after this hook, may do
+	 * the same.
+	 */
+	CommandCounterIncrement();
+	(void) slim_store_entries(relid, pending->entries);
+}
+
+static void
+slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				   int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+
+	if (access == OAT_POST_CREATE && classId == RelationRelationId &&
+		subId == 0 && slim_pending != NULL)
+		slim_relation_created(objectId);
+}
+
+/*
+ * Make pending the entries of the statement core runs now, and return the
+ * ones before: a statement run while one of ours is under way (a serial
+ * column's CREATE SEQUENCE, DDL of an event trigger) is not what they are
+ * for, and the outer ones come back when it is done.
+ */
+SlimPending *
+slim_pending_swap(SlimPending *pending)
+{
+	SlimPending *outer = slim_pending;
+
+	slim_pending = pending;
+	return outer;
+}
+
+/* install hook as the ProcessUtility hook, and the object access hook */
+void
+slim_options_pending_init(ProcessUtility_hook_type hook)
+{
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = hook;
+	prev_object_access = object_access_hook;
+	object_access_hook = slim_object_access;
+}
