@@ -382,7 +382,7 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 					  int from, int limit, Datum *values, bool *isnull,
 					  int16 *set, int *nset)
 {
-	int			n = *nset;
+	int16	   *sp = set + *nset;
 	int			k = 0;
 	int			a;
 
@@ -390,7 +390,6 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 	{
 		uint32		stride = TYPEALIGN(align, len);
 		const int16 *bp = b;
-		int16	   *sp = set + n;
 		const char *ptr;
 
 		while (*bp < from)
@@ -434,7 +433,7 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 		values[a] = slim_fetch_fixed(tp + off, ai->attlen, ai->attbyval,
 									 ai->shift);
 		isnull[a] = false;
-		set[n++] = a;
+		*sp++ = a;
 		off += ai->attlen;
 	}
 	for (; k < count; k++)
@@ -442,7 +441,7 @@ slim_tail_fixed_group(const int16 *b, int count, int16 len, bool byval,
 		a = b[k];
 		off = TYPEALIGN(attinfo[a].alignmask + 1, off) + attinfo[a].attlen;
 	}
-	*nset = n;
+	*nset = sp - set;
 	return off;
 }
 
