@@ -276,6 +276,36 @@ SELECT same('SELECT * FROM @T', 'b_k');
 SELECT pairs('b_s');
 SELECT pairs('b_k');
 SELECT same('SELECT id, c160, c157, c155, c153 FROM @T WHERE c2 IS NULL', 'b_s');
+-- their values leaving the slot: into heap tables with a fast default
+-- (the same projection of each twin), through a materialized CTE, a sort
+-- and parallel workers
+CREATE TABLE b_out_h (id int, a int8, b int2, c "char", d float8, e int4);
+CREATE TABLE b_out_s (LIKE b_out_h);
+ALTER TABLE b_out_h ADD COLUMN f int DEFAULT 7;
+ALTER TABLE b_out_s ADD COLUMN f int DEFAULT 7;
+INSERT INTO b_out_h SELECT id, c154, c149, c157, c158, c155 FROM b_h WHERE c2 IS NULL;
+INSERT INTO b_out_s SELECT id, c154, c149, c157, c158, c155 FROM b_s WHERE c2 IS NULL;
+SELECT count(*) AS rows_out,
+	   (SELECT count(*) FROM (TABLE b_out_h EXCEPT ALL TABLE b_out_s) d) AS only_heap,
+	   (SELECT count(*) FROM (TABLE b_out_s EXCEPT ALL TABLE b_out_h) d) AS only_compress
+FROM b_out_s;
+SELECT same('WITH m AS MATERIALIZED (SELECT id, c160, c156, c153 FROM @T WHERE c9 IS NULL)
+	SELECT * FROM m ORDER BY c156, c153, id', 'b_s');
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF)
+SELECT sum(c154), sum(c149), sum(c155), sum(c158), string_agg(c157::text, '' ORDER BY c157)
+FROM b_k WHERE c2 IS NULL;
+SELECT (SELECT ROW(sum(c154), sum(c149), sum(c155), sum(c158), string_agg(c157::text, '' ORDER BY c157))::text
+		FROM b_k WHERE c2 IS NULL) =
+	   (SELECT ROW(sum(c154), sum(c149), sum(c155), sum(c158), string_agg(c157::text, '' ORDER BY c157))::text
+		FROM b_h WHERE c2 IS NULL) AS parallel_same;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
 
 --
 -- Later columns asked for from other places than the projection.
