@@ -413,26 +413,6 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 #endif
 
 /*
- * 19's heap deforming reads the leading attributes a slot's creator
- * guarantees (NOT NULL, by value, never missing: tts_first_nonguaranteed,
- * set when it passes TTS_FLAG_OBEYS_NOT_NULL_CONSTRAINTS) at their cached
- * offsets, without NULL checks.  A slimheap row without a tail stores
- * those attributes as heap does (truncation drops only trailing NULLs), and
- * of a tail row heap is asked for the prefix only: the reader gets the
- * slot's guarantee, as a heap table's slot has it.
- */
-#if PG_VERSION_NUM >= 190000
-static inline void
-slim_slot_pass_guarantee(TupleTableSlot *reader, const TupleTableSlot *slot)
-{
-	reader->tts_flags |= slot->tts_flags & TTS_FLAG_OBEYS_NOT_NULL_CONSTRAINTS;
-	reader->tts_first_nonguaranteed = slot->tts_first_nonguaranteed;
-}
-#else
-#define slim_slot_pass_guarantee(reader, slot)	((void) (reader), (void) (slot))
-#endif
-
-/*
  * A relation's file as three numbers (RelFileNode until 15, RelFileLocator
  * from 16), for slimheap's own WAL record, and a reorder buffer change's
  * (relnode, rlocator).  The reorder buffer's allocators are renamed in 18,

@@ -49,19 +49,24 @@ typedef struct SlimTupleTableSlot
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
+/* the reader, as an address the compiler sees: sslot->reader is the same */
+#define SLIM_READER(sslot)	(&(sslot)->reader_data.base.base)
 
-/* slim_slot.c: the callbacks that form and read rows */
-extern void slim_slot_release(TupleTableSlot *slot);
-extern void slim_slot_clear(TupleTableSlot *slot);
+/* slim_slot_deform.c: reading a row's attributes */
 extern void slim_slot_getsomeattrs(TupleTableSlot *slot, int natts);
 extern Datum slim_slot_getsysattr(TupleTableSlot *slot, int attnum,
 								  bool *isnull);
+
+/* slim_slot.c: the callbacks that form rows and show what was read */
+extern void slim_slot_release(TupleTableSlot *slot);
+extern void slim_slot_clear(TupleTableSlot *slot);
 extern void slim_slot_materialize(TupleTableSlot *slot);
 extern void slim_slot_copyslot(TupleTableSlot *dstslot,
 							   TupleTableSlot *srcslot);
 extern HeapTuple slim_slot_plain_tuple(TupleTableSlot *slot);
 extern void slim_slot_sync_slow(SlimTupleTableSlot *sslot,
 								TupleTableSlot *reader);
+extern bool slim_slot_sync_to(SlimTupleTableSlot *sslot, bool found);
 
 /* slim_slot_copy.c: what leaves the slot, in heap's full form (E1) */
 extern HeapTuple slim_slot_get_heap_tuple(TupleTableSlot *slot);
@@ -123,6 +128,13 @@ slim_slot_reader(TupleTableSlot *slot)
 	return TTS_IS_SLIMHEAP(slot) ? ((SlimTupleTableSlot *) slot)->reader : slot;
 }
 
+#define SLIM_TID_OID_LEN \
+	(offsetof(TupleTableSlot, tts_tableOid) + sizeof(Oid) - \
+	 offsetof(TupleTableSlot, tts_tid))
+StaticAssertDecl(offsetof(TupleTableSlot, tts_tableOid) >
+				 offsetof(TupleTableSlot, tts_tid),
+				 "tts_tableOid no longer follows tts_tid");
+
 /* show in the slot the tuple and buffer the reader holds (its pin) */
 static inline void
 slim_slot_show_reader(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
@@ -132,9 +144,10 @@ slim_slot_show_reader(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
 	SLIM_TUPLE(sslot) = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
 	sslot->base.buffer = ((BufferHeapTupleTableSlot *) reader)->buffer;
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	slot->tts_nvalid = reader->tts_nvalid;
-	slot->tts_tid = reader->tts_tid;
-	slot->tts_tableOid = reader->tts_tableOid;
+	/* the reader is never deformed: heap's deforming runs on the slot */
+	slot->tts_nvalid = 0;
+	/* tts_tid and tts_tableOid, and the padding between them, at once */
+	memcpy(&slot->tts_tid, &reader->tts_tid, SLIM_TID_OID_LEN);
 }
 
 /*
@@ -157,19 +170,23 @@ slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
 }
 
 /*
- * slim_slot_sync() for a slimheap slot whose reader heap has just stored a
- * tuple into (a callback that returned true): neither test is needed.
+ * A read callback's end for a slimheap slot, once heap's callback has had
+ * its reader and returned found (true: it stored a tuple there): the
+ * callback's result.  Only the slot is needed after heap's call (the reader
+ * lies inside it), and the rare paths are calls that return the result, so
+ * a callback keeps no more than the slot across heap's call.
  */
-static inline void
-slim_slot_sync_stored(TupleTableSlot *slot, TupleTableSlot *reader)
+static inline bool
+slim_slot_synced(SlimTupleTableSlot *sslot, bool found)
 {
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-
-	Assert(TTS_IS_SLIMHEAP(slot) && !TTS_EMPTY(reader));
-	if (likely(!TTS_SHOULDFREE(slot) && sslot->handed_out == NULL))
-		slim_slot_show_reader(sslot, reader);
-	else
-		slim_slot_sync_slow(sslot, reader);
+	Assert(TTS_IS_SLIMHEAP(&sslot->base.base.base));
+	if (unlikely(!found))
+		return slim_slot_sync_to(sslot, false);
+	if (unlikely(TTS_SHOULDFREE(&sslot->base.base.base) ||
+				 sslot->handed_out != NULL))
+		return slim_slot_sync_to(sslot, true);
+	slim_slot_show_reader(sslot, SLIM_READER(sslot));
+	return true;
 }
 
 #endif							/* SLIM_SLOT_H */

@@ -35,20 +35,13 @@ static bool
 slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
-	TupleTableSlot *reader;
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	if (!TTS_IS_SLIMHEAP(slot))
 		return heap_routine->scan_getnextslot(scan, direction, slot);
-	/* a constant to return in each branch: nothing to keep across the sync */
-	reader = ((SlimTupleTableSlot *) slot)->reader;
-	if (likely(heap_routine->scan_getnextslot(scan, direction, reader)))
-	{
-		slim_slot_sync_stored(slot, reader);
-		return true;
-	}
-	/* the end of the scan: heap cleared the reader */
-	slim_slot_sync_slow((SlimTupleTableSlot *) slot, reader);
-	return false;
+	return slim_slot_synced(sslot,
+							heap_routine->scan_getnextslot(scan, direction,
+														   SLIM_READER(sslot)));
 }
 
 static bool
@@ -68,20 +61,16 @@ slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 					   Snapshot snapshot, TupleTableSlot *slot,
 					   bool *call_again, bool *all_dead)
 {
-	TupleTableSlot *reader;
+	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	if (!TTS_IS_SLIMHEAP(slot))
 		return heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 											   call_again, all_dead);
-	reader = ((SlimTupleTableSlot *) slot)->reader;
-	if (heap_routine->index_fetch_tuple(scan, tid, snapshot, reader,
-										call_again, all_dead))
-	{
-		slim_slot_sync_stored(slot, reader);
-		return true;
-	}
-	slim_slot_sync(slot, reader);
-	return false;
+	return slim_slot_synced(sslot,
+							heap_routine->index_fetch_tuple(scan, tid, snapshot,
+															SLIM_READER(sslot),
+															call_again,
+															all_dead));
 }
 
 static bool

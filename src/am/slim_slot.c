@@ -15,10 +15,10 @@
  * heap's read callbacks store only into buffer-heap slots, so each slimheap
  * slot has a "reader": a buffer-heap slot that heap fills and that holds the
  * buffer pin, exactly as a heap table's slot would.  The slimheap slot shows
- * the reader's tuple (same pointer, same buffer) and lends it its values
- * arrays, so deforming is heap's own code and costs nothing extra.  A tuple
- * the slot owns (formed, or copied out of the buffer) is shown to the
- * reader too, without handing it over.  See docs/slot.md.
+ * the reader's tuple (same pointer, same buffer), and heap's own deforming
+ * runs on the slimheap slot (slim_slot_deform.c).  A tuple the slot owns
+ * (formed, or copied out of the buffer) is shown to the reader too, without
+ * handing it over.  See docs/slot.md.
  *
  * The invariants named below (T1, E1, C1-C4) are defined in
  * docs/invariants.md.
@@ -93,7 +93,7 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 /*
  * Make the slot own tuple (palloc'd in its memory context), formed in mode
  * with floor min_natts (-1: not known), and show it to the reader, which
- * deforms it but never frees it.
+ * never frees it (heap's deforming runs on the slot: slim_slot_deform.c).
  */
 static inline void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
@@ -166,7 +166,6 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
 	}
 	slim_tail_reader_forget(&sslot->tail_reader);
 	slot->tts_nvalid = natts;
-	sslot->reader->tts_nvalid = natts;
 }
 
 /*
@@ -217,134 +216,6 @@ slim_slot_clear(TupleTableSlot *slot)
 	slot->tts_nvalid = 0;
 	slot->tts_flags |= TTS_FLAG_EMPTY;
 	ItemPointerSetInvalid(&slot->tts_tid);
-}
-
-/*
- * The slot's tail reader, whose arrays are made for the first tail row it
- * reads: the decoder fills in the attributes' facts as it meets them, so
- * only the flags saying which it knows start zeroed (a lookup reads one
- * row).
- */
-static inline SlimTailReader *
-slim_slot_tail_reader(SlimTupleTableSlot *sslot)
-{
-	SlimTailReader *rd = &sslot->tail_reader;
-
-	if (unlikely(rd->attinfo == NULL))
-	{
-		TupleTableSlot *slot = &sslot->base.base.base;
-		int			n = slot->tts_tupleDescriptor->natts;
-
-		rd->attinfo = MemoryContextAlloc(slot->tts_mcxt,
-										 (sizeof(SlimAttInfo) +
-										  sizeof(int16) + 1) * n);
-		rd->set = (int16 *) (rd->attinfo + n);
-		rd->known = (bool *) (rd->set + n);
-		memset(rd->known, false, n);
-	}
-	return rd;
-}
-
-/*
- * The attributes [tts_nvalid, natts) of a tail row with a prefix of
- * prefix_natts < natts: the rest of the prefix, then the tail decoded from
- * where an earlier call stopped.  The prefix is deformed as heap would
- * (slim_deform_tail_prefix(), cheaper than heap's code for a sparse
- * prefix), continuing heap's deforming of a part of it (a read of an early
- * attribute, heap's callback) if there was one: the reader keeps the state
- * in heap's fields, tts_nvalid and off as heap's deforming leaves them, and
- * the slow flag set (heap's code, were it to go on, would then not trust
- * cached offsets; it never goes on past the header's natts).  Apart from
- * slim_slot_getsomeattrs(), whose every call then saves the registers this
- * needs.
- */
-static pg_noinline void
-slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
-							int prefix_natts, int natts)
-{
-	TupleTableSlot *slot = &sslot->base.base.base;
-	TupleTableSlot *reader = sslot->reader;
-	HeapTupleTableSlot *hreader = (HeapTupleTableSlot *) reader;
-	SlimTailReader *rd = slim_slot_tail_reader(sslot);
-
-	if (reader->tts_nvalid < prefix_natts)
-	{
-		int			from = reader->tts_nvalid;
-
-		/* below the prefix's end the two count the same attributes */
-		Assert(slot->tts_nvalid == from);
-		hreader->off = slim_deform_tail_prefix(td, slot->tts_tupleDescriptor,
-											   rd, from == 0 ? 0 : hreader->off,
-											   from, prefix_natts,
-											   slot->tts_values,
-											   slot->tts_isnull);
-		reader->tts_flags |= SLIM_TTS_DEFORM_FLAGS;
-		reader->tts_nvalid = prefix_natts;
-		slim_tail_reader_wrote(rd, prefix_natts);
-	}
-	slot->tts_nvalid =
-		slim_deform_tail_upto(td, slot->tts_tupleDescriptor, rd,
-							  prefix_natts > 0 ? hreader->off : 0,
-							  Max(slot->tts_nvalid, prefix_natts), natts,
-							  slot->tts_values, slot->tts_isnull);
-	/* 19: the attributes past the row's are this callback's to fill in */
-	if (SLIM_SLOT_FILLS_MISSING && slot->tts_nvalid < natts)
-	{
-		slot_getmissingattrs(slot, slot->tts_nvalid, natts);
-		slim_tail_reader_forget(rd);
-		slot->tts_nvalid = natts;
-	}
-}
-
-/*
- * Only reached when the slot holds a tuple (a virtual one has every value
- * valid), which the reader holds too.  heap's code deforms a standard row,
- * and a tail row when only its prefix is asked for; past the prefix,
- * slim_slot_getsomeattrs_tail() decodes only as far as natts, so
-  * tts_nvalid stays exact: a later call for more continues.  Attributes
- * past the tail are the caller's (slot_getsomeattrs_int() fills in their
- * missing values) before 19, this callback's from 19 on.
- */
-void
-slim_slot_getsomeattrs(TupleTableSlot *slot, int natts)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	TupleTableSlot *reader = sslot->reader;
-	HeapTupleHeader td = SLIM_TUPLE(sslot)->t_data;
-
-	Assert(!TTS_EMPTY(reader));
-	if (unlikely(SlimHeaderHasTail(td)) && natts > HeapTupleHeaderGetNatts(td))
-	{
-		slim_slot_getsomeattrs_tail(sslot, td, HeapTupleHeaderGetNatts(td),
-									natts);
-		return;
-	}
-	/*
-	 * heap's callback itself, not slot_getsomeattrs(): the attributes past
-	 * the tuple's natts are filled in by our caller, slot_getsomeattrs_int()
-	 */
-	TTSOpsBufferHeapTuple.getsomeattrs(reader, natts);
-	slot->tts_nvalid = reader->tts_nvalid;
-	/*
-	 * heap wrote [0, tts_nvalid), our caller fills in the rest; 19's wrote
-	 * the missing values too, and isnull up to a multiple of 8
-	 */
-	slim_tail_reader_wrote(&sslot->tail_reader,
-						   slim_heap_deform_reach(natts,
-												  slot->tts_tupleDescriptor->natts));
-}
-
-Datum
-slim_slot_getsysattr(TupleTableSlot *slot, int attnum, bool *isnull)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-
-	if (SLIM_TUPLE(sslot) == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot retrieve a system column in this context")));
-	return heap_getsysattr(SLIM_TUPLE(sslot), attnum,
-						   slot->tts_tupleDescriptor, isnull);
 }
 
 /*
@@ -526,6 +397,18 @@ slim_slot_sync_slow(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
 
 	slim_slot_drop_tuple(sslot);
 	slim_slot_show_reader(sslot, reader);
+}
+
+/*
+ * slim_slot_sync_slow() with the slot's own reader, returning found: for a
+ * callback whose rare paths end with it (the end of a scan, a slot that
+ * owned its tuple).
+ */
+bool
+slim_slot_sync_to(SlimTupleTableSlot *sslot, bool found)
+{
+	slim_slot_sync_slow(sslot, SLIM_READER(sslot));
+	return found;
 }
 
 /*

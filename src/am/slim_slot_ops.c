@@ -69,8 +69,6 @@ slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	reader->tts_isnull = slot->tts_isnull;
 	reader->tts_mcxt = slot->tts_mcxt;
 	ItemPointerSetInvalid(&reader->tts_tid);
-	/* 19: NOT NULL leading attributes deformed without checks (compat) */
-	slim_slot_pass_guarantee(reader, slot);
 	/* heap's init and release of a buffer-heap slot are empty (15-18) */
 	sslot->reader = reader;
 
