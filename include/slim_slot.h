@@ -144,8 +144,13 @@ slim_slot_show_reader(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
 	SLIM_TUPLE(sslot) = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
 	sslot->base.buffer = ((BufferHeapTupleTableSlot *) reader)->buffer;
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	/* the reader is never deformed: heap's deforming runs on the slot */
+	/*
+	 * heap's deforming runs on the slot, and from 19 on it starts a new
+	 * tuple at the saved offset (it expects 0 there), as a buffer-heap
+	 * slot's store leaves it; the reader is never deformed
+	 */
 	slot->tts_nvalid = 0;
+	sslot->base.base.off = 0;
 	/* tts_tid and tts_tableOid, and the padding between them, at once */
 	memcpy(&slot->tts_tid, &reader->tts_tid, SLIM_TID_OID_LEN);
 }

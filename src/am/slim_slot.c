@@ -111,7 +111,9 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	SLIM_TUPLE(sslot) = tuple;
 	slot->tts_flags &= ~TTS_FLAG_EMPTY;
 	slot->tts_flags |= TTS_FLAG_SHOULDFREE;
+	/* a new tuple for heap's deforming: from 19 on it trusts off to be 0 */
 	slot->tts_nvalid = 0;
+	sslot->base.base.off = 0;
 	sslot->formed_mode = mode;
 	sslot->formed_floor = min_natts;
 	sslot->formed_prefix = prefix_natts;
@@ -214,6 +216,7 @@ slim_slot_clear(TupleTableSlot *slot)
 	if (!TTS_EMPTY(sslot->reader))
 		ExecClearTuple(sslot->reader);
 	slot->tts_nvalid = 0;
+	sslot->base.base.off = 0;
 	slot->tts_flags |= TTS_FLAG_EMPTY;
 	ItemPointerSetInvalid(&slot->tts_tid);
 }
