@@ -257,7 +257,8 @@ for db in heap slim; do
 		fi
 		vt=slimheap vc=${COMPRESS:-slimheap}
 	fi
-	psql_db -d $db -v vt=$vt -v vc=$vc -v w1_rows=$W1_ROWS -v w4_rows=$W4_ROWS \
+	psql_db -d $db -v vt=$vt -v vc=$vc -v w1_rows=$W1_ROWS -v w2_rows=$W2_ROWS \
+		-v w4_rows=$W4_ROWS \
 		-v copy_dir="$WORK" -v tpcb_scale=$TPCB_SCALE \
 		-f "$BENCH/instructions.sql" >/dev/null
 done
@@ -329,6 +330,12 @@ for c in $W2_CASES; do
 	done
 	echo "$(psql_db -d heap -c "SELECT w2_insert('w2_new', '$c', $W2_ROWS)");" >"$SQL/w2_$c.insert"
 done
+
+# W2: a scan of the template's narrow table, after one in the setup
+for db in heap slim; do
+	echo 'SELECT sum(c5) FROM w2;' >"$SQL/w2_read.$db.setup"
+done
+for i in $(seq $SCANS); do echo 'SELECT sum(c5) FROM w2;'; done >"$SQL/w2_read.sum"
 
 # W1: INSERT ... SELECT of 800 int4 columns, c1..c50 set; scans of the
 # template's table, after one of each in the setup
@@ -425,6 +432,7 @@ FIGURES=$WORK/figures.txt
 	for c in $W2_CASES; do
 		echo "w2_$c|W2 INSERT ... SELECT, $c: $(th $W2_ROWS) rows of 5 int4|w2_$c|insert|$W2_ROWS|row|truncate"
 	done
+	echo "w2_sum|W2 scan sum(c5): $SCANS x $(th $W2_ROWS) rows of 5 int4, all set|w2_read|sum|$((SCANS * W2_ROWS))|row|truncate"
 	echo "w1_insert|W1 INSERT ... SELECT: $(th $W1_INSERT_ROWS) rows of 800 int4, 50 set|w1_write|insert|$W1_INSERT_ROWS|row|truncate"
 	echo "w1_sum|W1 scan sum(c50): $SCANS x $(th $W1_ROWS) rows|w1_read|sum|$((SCANS * W1_ROWS))|row|truncate"
 	echo "w1_count|W1 scan count(*): $SCANS x $(th $W1_ROWS) rows|w1_read|count|$((SCANS * W1_ROWS))|row|truncate"

@@ -9,6 +9,7 @@
 --   vt, vc      the variant of the W1/TPC-B tables and of the W4/W5 tables
 --               (bench_storage() of bench.sql: heap, slimheap, compress)
 --   w1_rows     rows of the W1 table that is scanned
+--   w2_rows     rows of the W2 table that is scanned (5 int4, all set)
 --   w4_rows     rows of the W4 and W5 sources and tables
 --   copy_dir    where database "heap" writes the W4 and W5 COPY files
 --   tpcb_scale  TPC-B scale (100,000 accounts each)
@@ -20,6 +21,12 @@ SET client_min_messages = warning;
 SELECT bench_create('w1', :'vt', w1_coldefs());
 SELECT w1_insert('w1', :w1_rows) \gexec
 VACUUM w1;
+
+-- W2: 5 int4 columns, all set (the narrow table a scan reads: what the
+-- slot costs a row where there is nothing to save)
+SELECT bench_create('w2', :'vt', w2_coldefs('all'));
+SELECT w2_insert('w2', 'all', :w2_rows) \gexec
+VACUUM w2;
 
 -- W4 and W5: heap sources (the INSERT ... SELECT reads them), and tables
 -- of the variant loaded from them with the primary key made first, as
