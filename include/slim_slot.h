@@ -27,7 +27,7 @@ typedef struct SlimTupleTableSlot
 	/* first, so that heap code casting the slot finds tuple and buffer */
 	BufferHeapTupleTableSlot base;
 	BufferHeapTupleTableSlot reader_data;	/* the reader, see tts_slim_init */
-	TupleTableSlot *reader;		/* &reader_data: filled by heap, deforms */
+	TupleTableSlot *reader;		/* &reader_data: filled by heap, pinned */
 	int			floor_natts;	/* slim_missing_natts() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */

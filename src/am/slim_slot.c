@@ -118,6 +118,11 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	sslot->formed_floor = min_natts;
 	sslot->formed_prefix = prefix_natts;
 
+	/*
+	 * heap's callbacks that take the reader (tuple_satisfies_snapshot) read
+	 * this tuple there; the rest is a buffer-heap slot's state for a new
+	 * tuple, though nothing deforms the reader
+	 */
 	breader->base.tuple = tuple;
 	breader->base.off = 0;
 	reader->tts_flags &= ~(TTS_FLAG_EMPTY | SLIM_TTS_DEFORM_FLAGS);
