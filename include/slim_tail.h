@@ -19,6 +19,8 @@
 #ifndef SLIM_TAIL_H
 #define SLIM_TAIL_H
 
+#include <limits.h>
+
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
 #include "access/tupmacs.h"
@@ -264,6 +266,38 @@ slim_tail_value_start(const SlimAttInfo *ai, const char *tp, uint32 off)
 	return TYPEALIGN(ai->alignmask + 1, off);
 }
 
+/*
+ * A fixed-length value as fetch_att() gives it (by value sign-extended, else
+ * its address), without a branch on its length: the 8 bytes that end with
+ * the value are read (a tail value has the tuple header before it, so they
+ * lie in the tuple) and shifted down.
+ */
+static inline Datum
+slim_fetch_fixed(const char *ptr, int16 attlen, bool attbyval, uint8 shift)
+{
+	/* where char is unsigned, heap's fetch zero-extends a "char": its way */
+#if !defined(WORDS_BIGENDIAN) && CHAR_MIN < 0
+	int64		word;
+
+	memcpy(&word, ptr + attlen - sizeof(int64), sizeof(int64));
+	return attbyval ? (Datum) (word >> shift) : PointerGetDatum(ptr);
+#else
+	return fetch_att(ptr, attbyval, attlen);
+#endif
+}
+
+/* attribute a's packed facts, filled in from tupdesc the first time */
+static inline SlimAttInfo *
+slim_known_att(SlimAttInfo *attinfo, bool *known, TupleDesc tupdesc, int a)
+{
+	if (unlikely(!known[a]))
+	{
+		slim_att_info_set(&attinfo[a], TupleDescAttr(tupdesc, a));
+		known[a] = true;
+	}
+	return &attinfo[a];
+}
+
 /* slim_tail.c: the tail former */
 extern HeapTuple slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, int stored_natts,
@@ -294,7 +328,7 @@ extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
-/* slim_tail_decode.c: a slot's decoder (trusting the row) */
+/* slim_tail_prefix.c, slim_tail_decode.c: a slot's decoder (trusting the row) */
 extern uint32 slim_deform_tail_prefix(HeapTupleHeader td, TupleDesc tupdesc,
 									  SlimTailReader *rd, uint32 off,
 									  int from, int upto,
