@@ -82,6 +82,26 @@ extern void slim_estimate_relation(Relation rel, int64 sample_rows,
 								   SlimEstimateResult *res);
 extern const char *slim_estimate_mode_name(int m);
 
+/* slim_packer.c: simulated pages, for estimate() */
+/*
+ * The pages of a relation filled the way heap_insert() fills them when a
+ * table rewrite (ALTER TABLE, including SET ACCESS METHOD) inserts rows in a
+ * row with a bulk-insert state and without the free space map: each row goes
+ * to the current last page if that page has room for it plus the fillfactor
+ * reserve, otherwise to a new page (see RelationGetBufferForTuple()).
+ */
+typedef struct SlimPacker
+{
+	Size		save_free;		/* fillfactor reserve per page */
+	int64		pages;			/* pages started */
+	Size		lower;			/* pd_lower of the last page */
+	Size		upper;			/* pd_upper of the last page */
+	int			nitems;			/* line pointers on the last page */
+} SlimPacker;
+
+extern void slim_packer_add(SlimPacker *p, Size len);
+extern double slim_packer_fractional_pages(const SlimPacker *p);
+
 /* slim_advise_list.c: what advise() reads, locked without waiting */
 extern Oid *slim_advise_list_tables(Datum schemas_arg, bool all_schemas,
 									int *ntables);
