@@ -26,8 +26,8 @@ typedef struct SlimTupleTableSlot
 {
 	/* first, so that heap code casting the slot finds tuple and buffer */
 	BufferHeapTupleTableSlot base;
-	BufferHeapTupleTableSlot reader_data;	/* the reader, see tts_slim_init */
-	TupleTableSlot *reader;		/* &reader_data: filled by heap, pinned */
+	/* the reader (SLIM_READER), filled by heap and holding the pin */
+	BufferHeapTupleTableSlot reader_data;
 	int			floor_natts;	/* slim_missing_natts() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
@@ -49,7 +49,7 @@ typedef struct SlimTupleTableSlot
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
-/* the reader, as an address the compiler sees: sslot->reader is the same */
+/* the slot's reader: heap's read callbacks fill it (slim_slot_init()) */
 #define SLIM_READER(sslot)	(&(sslot)->reader_data.base.base)
 
 /* slim_slot_deform.c: reading a row's attributes */
@@ -125,7 +125,7 @@ slim_slot_att_info(SlimTupleTableSlot *sslot)
 static inline TupleTableSlot *
 slim_slot_reader(TupleTableSlot *slot)
 {
-	return TTS_IS_SLIMHEAP(slot) ? ((SlimTupleTableSlot *) slot)->reader : slot;
+	return TTS_IS_SLIMHEAP(slot) ? SLIM_READER((SlimTupleTableSlot *) slot) : slot;
 }
 
 #define SLIM_TID_OID_LEN \

@@ -100,7 +100,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 					  SlimNullBitmap mode, int min_natts, int prefix_natts)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
-	TupleTableSlot *reader = sslot->reader;
+	TupleTableSlot *reader = SLIM_READER(sslot);
 	BufferHeapTupleTableSlot *breader = (BufferHeapTupleTableSlot *) reader;
 
 	/* a pin to release: a full clear; else the reader only showed a tuple */
@@ -218,8 +218,8 @@ slim_slot_clear(TupleTableSlot *slot)
 	/* whoever stores into the slot next may write any of its entries */
 	slim_tail_reader_forget(&sslot->tail_reader);
 	/* an empty reader holds no pin (heap's clear left it so) */
-	if (!TTS_EMPTY(sslot->reader))
-		ExecClearTuple(sslot->reader);
+	if (!TTS_EMPTY(SLIM_READER(sslot)))
+		ExecClearTuple(SLIM_READER(sslot));
 	slot->tts_nvalid = 0;
 	sslot->base.base.off = 0;
 	slot->tts_flags |= TTS_FLAG_EMPTY;

@@ -54,7 +54,7 @@ static void
 slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	TupleTableSlot *reader = &sslot->reader_data.base.base;
+	TupleTableSlot *reader = SLIM_READER(sslot);
 
 	/* table slots always have one; the reader and the floor depend on it */
 	if (slot->tts_tupleDescriptor == NULL)
@@ -69,8 +69,7 @@ slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	reader->tts_isnull = slot->tts_isnull;
 	reader->tts_mcxt = slot->tts_mcxt;
 	ItemPointerSetInvalid(&reader->tts_tid);
-	/* heap's init and release of a buffer-heap slot are empty (15-18) */
-	sslot->reader = reader;
+	/* heap's init and release of a buffer-heap slot are empty: not called */
 
 	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
 	sslot->formed_floor = -1;
