@@ -130,6 +130,26 @@ SELECT * FROM twin.query('SELECT a, b, c FROM %s WHERE c > 0', 'first_null_h', '
 RESET enable_seqscan;
 RESET enable_indexscan;
 RESET enable_bitmapscan;
+-- where those values go: a sort and a materialized CTE, parallel workers,
+-- and heap tables with a fast default
+SELECT * FROM twin.query('WITH m AS MATERIALIZED (SELECT a, b, c FROM %s ORDER BY b, a NULLS FIRST) SELECT * FROM m', 'first_null_h', 'first_null_s');
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+EXPLAIN (COSTS OFF) SELECT a, b, c FROM first_null_s WHERE a IS NULL OR c > 0;
+SELECT * FROM twin.query('SELECT a, b, c FROM %s WHERE a IS NULL OR c > 0', 'first_null_h', 'first_null_s');
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+CREATE TABLE first_null_from_h (a int, b text, c int8) USING heap;
+CREATE TABLE first_null_from_s (a int, b text, c int8) USING heap;
+ALTER TABLE first_null_from_h ADD COLUMN d int DEFAULT 7;
+ALTER TABLE first_null_from_s ADD COLUMN d int DEFAULT 7;
+INSERT INTO first_null_from_h (a, b, c) SELECT a, b, c FROM first_null_h;
+INSERT INTO first_null_from_s (a, b, c) SELECT a, b, c FROM first_null_s;
+SELECT * FROM twin.compare('first_null_from_h', 'first_null_from_s');
 
 SET client_min_messages = warning;
 DROP SCHEMA twin_reads CASCADE;
