@@ -374,6 +374,19 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 #endif
 
 /*
+ * The bitmap scan's tuple callback: 18 moved the page's iteration into the
+ * AM, which now reports the recheck flag and the page counts itself.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SLIM_BITMAP_NEXT_TUPLE_PARAMS \
+	TableScanDesc scan, TupleTableSlot *slot, bool *recheck, \
+	uint64 *lossy_pages, uint64 *exact_pages
+#else
+#define SLIM_BITMAP_NEXT_TUPLE_PARAMS \
+	TableScanDesc scan, struct TBMIterateResult *tbmres, TupleTableSlot *slot
+#endif
+
+/*
  * The planner hook that sees each base relation: get_relation_info_hook
  * until 18; 19 replaced it with build_simple_rel_hook (optimizer/
  * pathnode.h), called with the range table entry.  slim_rel_hook_args()
@@ -477,6 +490,16 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 #define SLIM_LOGICAL_WAL_PHRASE		"logical decoding is active"
 #else
 #define SLIM_LOGICAL_WAL_PHRASE		"wal_level is logical"
+#endif
+
+/*
+ * A symbol of the library's own, reached without the GOT (16 and later
+ * build modules with -fvisibility=hidden; 15 does not).
+ */
+#if defined(__GNUC__)
+#define SLIM_HIDDEN __attribute__((visibility("hidden")))
+#else
+#define SLIM_HIDDEN
 #endif
 
 #endif							/* SLIM_COMPAT_H */

@@ -6,7 +6,10 @@
  *
  * The format layer (src/format/) is a set of pure functions of a tuple
  * descriptor and values; nothing here knows of relations or the table AM.
- * The compressed tail has its own header, slim_tail.h.
+ * The leaf helpers every former stands on are slim_layout.h's, which
+ * this header includes: the inline code here calls down into them and
+ * into slim_form.c, and nothing there calls back into this header's
+ * inline code.  The compressed tail has its own header, slim_tail.h.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -21,7 +24,8 @@
 #include "access/htup.h"
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
-#include "port/pg_bitutils.h"
+
+#include "slim_layout.h"
 
 /*
  * How the NULL bitmap of a new row is written (slimheap.null_bitmap).
@@ -35,83 +39,24 @@ typedef enum SlimNullBitmap
 
 #define SLIM_NULL_BITMAP_DEFAULT	SLIM_NULL_BITMAP_TRUNCATE
 
-/* what slim_measure_row() found of a row's first stored_natts attributes */
-typedef struct SlimRowSize
-{
-	Size		hoff;			/* MAXALIGNed header, with a bitmap if any */
-	Size		data_len;		/* heap's data length of the values */
-	bool		hasnull;		/* one of them is NULL */
-	bool		external;		/* one is a TOAST pointer */
-	bool		toastable;		/* one could be compressed or moved out */
-} SlimRowSize;
-
-/* slim_layout.c: which attributes a row stores, heap's layout of values */
-extern int	slim_missing_natts_upto(TupleDesc tupdesc, int natts);
-extern int	slim_stored_natts(TupleDesc tupdesc, const bool *isnull,
-							  int min_natts);
-extern Size slim_data_size(TupleDesc tupdesc, const Datum *values,
-						   const bool *isnull, int from, int to,
-						   const int16 *attnums, Size off, bool *hasnull,
-						   bool *external, bool *toastable);
-extern Size slim_fill_data(TupleDesc tupdesc, const Datum *values,
-						   const bool *isnull, int from, int to,
-						   const int16 *attnums, char *start, Size off,
-						   uint16 *infomask);
-extern void slim_measure_row(TupleDesc tupdesc, const Datum *values,
-							 const bool *isnull, int stored_natts,
-							 SlimRowSize *size);
-extern HeapTuple slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff,
-								  Size len, bool hasnull, const bool *isnull);
-
-/*
- * The first attribute at or after i, below end, whose isnull flag is false;
- * end when there is none.  Wide sparse rows are mostly NULL: eight flags
- * are tested at once, and the non-NULL one among them is found by its bit
- * (a bool is 0 or 1, so a byte's lowest bit is the whole flag).  Rows with
- * few NULLs pay one test a value.
- */
-static inline int
-slim_next_value(const bool *isnull, int i, int end)
-{
-	if (likely(i < end) && !isnull[i])
-		return i;
-	for (; i + 8 <= end; i += 8)
-	{
-		uint64		flags;
-		uint64		values;
-
-		memcpy(&flags, &isnull[i], sizeof(flags));
-		values = ~flags & UINT64CONST(0x0101010101010101);
-		if (values != 0)
-#ifndef WORDS_BIGENDIAN
-			return i + pg_rightmost_one_pos64(values) / 8;
-#else
-			return i + 7 - pg_leftmost_one_pos64(values) / 8;
-#endif
-	}
-	while (i < end && isnull[i])
-		i++;
-	return i;
-}
-
 /* slim_form.c: the form of a new row, by mode (see slim_form_tuple) */
 extern HeapTuple slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 									  const bool *isnull, SlimNullBitmap mode,
-									  int min_natts, int prefix_natts);
+									  int missing_floor, int prefix_floor);
 extern bool slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
-								 SlimNullBitmap mode, int min_natts,
-								 int prefix_natts);
+								 SlimNullBitmap mode, int missing_floor,
+								 int prefix_floor);
 
 /*
  * The floor of invariant T1 for rows of this descriptor (slim_layout.c);
  * most descriptors have no fast default, which is told here.
  */
 static inline int
-slim_missing_natts(TupleDesc tupdesc)
+slim_missing_floor(TupleDesc tupdesc)
 {
 	if (tupdesc->constr == NULL || tupdesc->constr->missing == NULL)
 		return 0;
-	return slim_missing_natts_upto(tupdesc, tupdesc->natts);
+	return slim_missing_floor_upto(tupdesc, tupdesc->natts);
 }
 
 /*
@@ -121,23 +66,23 @@ slim_missing_natts(TupleDesc tupdesc)
  */
 static inline HeapTuple
 slim_form_tuple(TupleDesc tupdesc, const Datum *values, const bool *isnull,
-				SlimNullBitmap mode, int min_natts, int prefix_natts)
+				SlimNullBitmap mode, int missing_floor, int prefix_floor)
 {
 	if (mode == SLIM_NULL_BITMAP_FULL || tupdesc->natts == 0 ||
 		(!isnull[tupdesc->natts - 1] && mode != SLIM_NULL_BITMAP_COMPRESS))
 		return heap_form_tuple(tupdesc, (Datum *) values, (bool *) isnull);
-	return slim_form_tuple_slow(tupdesc, values, isnull, mode, min_natts,
-								prefix_natts);
+	return slim_form_tuple_slow(tupdesc, values, isnull, mode, missing_floor,
+								prefix_floor);
 }
 
-/* slim_tuple.c: the truncated form, and reshaping a formed row's header */
+/* slim_truncate.c: the truncated form, and reshaping a formed row's header */
 extern HeapTuple slim_form_truncated_tuple(TupleDesc tupdesc,
 										   const Datum *values,
 										   const bool *isnull,
 										   int stored_natts,
 										   const SlimRowSize *size);
 extern HeapTuple slim_refit_tuple(HeapTuple source, TupleDesc tupdesc,
-								  SlimNullBitmap mode, int min_natts);
+								  SlimNullBitmap mode, int missing_floor);
 extern HeapTuple slim_expand_tuple(HeapTuple source, TupleDesc tupdesc);
 extern HeapTuple slim_copy_alloc(HeapTuple source, Size len);
 extern void slim_copy_finish(HeapTuple tuple, HeapTupleHeader src,

@@ -37,10 +37,7 @@ typedef struct SlimMover
 	uint64		moved;
 } SlimMover;
 
-extern bool slim_tail_hides(HeapTupleHeader td, TupleDesc desc,
-							const Bitmapset *attrs, bool whole_row);
-extern int	slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values,
-						  bool *isnull);
+/* slim_index_move.c: storing rows again, as UPDATEs of the same values */
 extern SlimMover *slim_mover_begin(Relation rel, Oid building);
 extern void slim_mover_end(SlimMover *mv);
 extern void slim_move_row(SlimMover *mv, ItemPointer tid,

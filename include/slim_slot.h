@@ -28,21 +28,22 @@ typedef struct SlimTupleTableSlot
 	BufferHeapTupleTableSlot base;
 	/* the reader (SLIM_READER), filled by heap and holding the pin */
 	BufferHeapTupleTableSlot reader_data;
-	int			floor_natts;	/* slim_missing_natts() of the descriptor */
+	int			missing_floor;	/* slim_missing_floor() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
 	SlimNullBitmap ops_mode;	/* the mode of the slot's ops table */
 
 	/*
-	 * The form the owned tuple was given: mode and floor (min_natts, never
-	 * below floor_natts; natts for a row that stores every attribute), or
-	 * formed_floor -1 when unknown (a copy of a stored row).  Lets the
-	 * write path skip a second look at a row formed for it.
+	 * The form the owned tuple was given: mode and floors (its missing
+	 * floor, never below the descriptor's missing_floor; natts for a row
+	 * that stores every attribute), or formed_missing_floor -1 when unknown
+	 * (a copy of a stored row).  Lets the write path skip a second look at
+	 * a row formed for it.
 	 */
 	SlimNullBitmap formed_mode;
-	int			formed_floor;
-	int			formed_prefix;	/* compress: prefix_natts it was formed with */
-	int			prefix_natts;	/* compress: the relation's, -1 unknown */
+	int			formed_missing_floor;
+	int			formed_prefix_floor;	/* compress: the prefix floor it had */
+	int			prefix_floor;	/* compress: the relation's, -1 unknown */
 	struct SlimAttInfo *attinfo;	/* slim_slot_att_info(), or NULL */
 	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
 	SlimTailReader tail_reader; /* the tail decoder's; attinfo NULL: unused */
@@ -88,15 +89,15 @@ slim_slot_fitted(TupleTableSlot *slot, const SlimRelInfo *info)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
-	if (likely(sslot->formed_floor >= info->min_natts &&
+	if (likely(sslot->formed_missing_floor >= info->missing_floor &&
 			   sslot->formed_mode == info->options.null_bitmap))
 	{
 		if (sslot->formed_mode != SLIM_NULL_BITMAP_COMPRESS)
 			return SLIM_TUPLE(sslot);
-		if (sslot->formed_prefix == info->prefix_natts)
+		if (sslot->formed_prefix_floor == info->prefix_floor)
 		{
 			/* as slim_slot_fit(): later rows are formed with this floor */
-			sslot->prefix_natts = info->prefix_natts;
+			sslot->prefix_floor = info->prefix_floor;
 			return SLIM_TUPLE(sslot);
 		}
 	}

@@ -25,6 +25,7 @@
 #include "access/tupdesc.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_type.h"
+#include "nodes/bitmapset.h"
 
 #include "slim_format.h"
 
@@ -324,8 +325,10 @@ extern int	slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc,
 								int16 *positions);
 extern int	slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc,
 							 uint32 prefix_end, Datum *values, bool *isnull);
-extern void slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
+extern int	slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc,
 							  Datum *values, bool *isnull);
+extern bool slim_tail_hides(HeapTupleHeader td, TupleDesc tupdesc,
+							const Bitmapset *attrs, bool whole_row);
 extern const char *slim_tail_encoding_name(SlimTailEncoding encoding);
 
 /* slim_tail_prefix.c, slim_tail_decode.c: a slot's decoder (trusting the row) */

@@ -46,7 +46,7 @@ typedef struct SlimRelInfo
 	 * value (atthasmissing), so that a stored NULL is never read back as the
 	 * column's fast default.  0 when no column has one.
 	 */
-	int			min_natts;
+	int			missing_floor;
 
 	/*
 	 * compress: the attributes every row keeps in its standard prefix
@@ -54,7 +54,7 @@ typedef struct SlimRelInfo
 	 * prefix_columns); the descriptor's natts when no row may have a tail
 	 * (REPLICA IDENTITY FULL, logically logged, or another mode).
 	 */
-	int			prefix_natts;
+	int			prefix_floor;
 
 	/*
 	 * The same for rows that are never decoded, whatever the WAL level:
@@ -62,7 +62,7 @@ typedef struct SlimRelInfo
 	 * rewrite logs as pages, not as inserts (invariant C3 applies to rows
 	 * heap logs for logical decoding only).
 	 */
-	int			rewrite_prefix_natts;
+	int			rewrite_prefix_floor;
 } SlimRelInfo;
 
 /* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */
@@ -84,17 +84,12 @@ extern PGDLLIMPORT uint64 slim_rows_formed;
 extern HeapTuple slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info);
 extern void slim_slot_lend_stored(TupleTableSlot *slot, bool lend);
 
-/* slim_am_write.c, slim_am_read.c */
-extern void slim_init_write_routine(TableAmRoutine *routine);
-extern void slim_init_read_routine(TableAmRoutine *routine);
-
 /* slim_heap_borrow.c: heap's index-build scans run with heap's routine */
 extern const TableAmRoutine *slim_borrow_heap_routine(Relation rel);
 extern void slim_return_heap_routine(Relation rel, const TableAmRoutine *own);
 extern void slim_heap_borrow_init(void);
 
 /* slim_index_build.c */
-extern void slim_init_index_routine(TableAmRoutine *routine);
 extern void slim_index_build_init(void);
 
 /* slim_relinfo.c */
@@ -105,8 +100,8 @@ extern Bitmapset *slim_index_attr_bitmap(Relation rel);
 extern int	slim_index_natts(Relation rel);
 extern int	slim_rewrite_floor(Relation source, Relation rel,
 							   const SlimOptions *opts);
-extern int	slim_compress_prefix_natts(Relation rel, Relation source,
-									   const SlimOptions *opts, int min_natts,
+extern int	slim_compress_prefix_floor(Relation rel, Relation source,
+									   const SlimOptions *opts, int missing_floor,
 									   bool decoded);
 
 /* the relcache keeps it in rd_amcache until the entry is invalidated */
@@ -118,22 +113,15 @@ slim_get_relinfo(Relation rel)
 	return slim_build_relinfo(rel);
 }
 
-/* slim_cluster.c */
-extern void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
-										   Relation OldIndex, bool use_sort,
-										   TransactionId OldestXmin,
-										   SLIM_COPY_FOR_CLUSTER_SNAPSHOT_PARAM
-										   TransactionId *xid_cutoff,
-										   MultiXactId *multi_cutoff,
-										   double *num_tuples,
-										   double *tups_vacuumed,
-										   double *tups_recently_dead);
-
-/* slim_toast_am.c: TOAST tables of heap's access method */
-extern Oid	slim_relation_toast_am(Relation rel);
-
-/* slim_routine.c: slimheap_am.c registers the routine it made */
-extern void slim_set_routine(const TableAmRoutine *routine);
+/* slim_routine.c: heap's routine, and the routine slimheap_am.c made */
+/*
+ * slim_heap_routine is the one way every file reaches heap's callbacks,
+ * set by slim_routine_init() before anything runs.  Hidden: the read
+ * callbacks load it for every row, and a symbol of the library's own
+ * needs no GOT entry.
+ */
+extern SLIM_HIDDEN const TableAmRoutine *slim_heap_routine;
+extern void slim_routine_init(const TableAmRoutine *routine);
 extern const TableAmRoutine *slim_get_routine(void);
 extern bool slim_is_slimheap_relation(Relation rel);
 

@@ -8,7 +8,7 @@
  * This module is NOT part of the slimheap extension.  bench/run.sh builds it
  * next to this file and declares its function in the throwaway benchmark
  * cluster only, with CREATE FUNCTION ... AS '<absolute path of the .so>'.
- * It compiles the extension's own src/slim_tuple.c into itself (and links
+ * It compiles the extension's own src/slim_truncate.c into itself (and links
  * with -Bsymbolic, so that calls bind to that copy and not to the one of the
  * preloaded slimheap.so), which makes the figures those of the source tree
  * the benchmark was built from.
@@ -290,7 +290,7 @@ parse_former(const char *name)
 /*
  * The result is consumed here so that no call in the loop is dead code; the
  * formers live in other translation units (heap_form_tuple in the server,
- * slim_form_tuple in slim_tuple.o), so the compiler cannot see through them
+ * slim_form_tuple in slim_truncate.o), so the compiler cannot see through them
  * anyway, and the tuples are really freed, as an INSERT would free them.
  */
 static volatile uint64 formbench_sink;

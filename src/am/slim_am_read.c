@@ -25,38 +25,37 @@
 #include "access/tableam.h"
 #include "executor/tuptable.h"
 
+#include "slim_am.h"
 #include "slim_compat.h"
 #include "slim_slot.h"
 #include "slimheap.h"
 
-static const TableAmRoutine *heap_routine;
-
-static bool
+bool
 slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	if (!TTS_IS_SLIMHEAP(slot))
-		return heap_routine->scan_getnextslot(scan, direction, slot);
+		return slim_heap_routine->scan_getnextslot(scan, direction, slot);
 	return slim_slot_synced(sslot,
-							heap_routine->scan_getnextslot(scan, direction,
+							slim_heap_routine->scan_getnextslot(scan, direction,
 														   SLIM_READER(sslot)));
 }
 
-static bool
+bool
 slim_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 							   TupleTableSlot *slot)
 {
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_getnextslot_tidrange(scan, direction, reader);
+	found = slim_heap_routine->scan_getnextslot_tidrange(scan, direction, reader);
 	slim_slot_sync(slot, reader);
 	return found;
 }
 
-static bool
+bool
 slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 					   Snapshot snapshot, TupleTableSlot *slot,
 					   bool *call_again, bool *all_dead)
@@ -64,37 +63,37 @@ slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
 
 	if (!TTS_IS_SLIMHEAP(slot))
-		return heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
+		return slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 											   call_again, all_dead);
 	return slim_slot_synced(sslot,
-							heap_routine->index_fetch_tuple(scan, tid, snapshot,
+							slim_heap_routine->index_fetch_tuple(scan, tid, snapshot,
 															SLIM_READER(sslot),
 															call_again,
 															all_dead));
 }
 
-static bool
+bool
 slim_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 							 Snapshot snapshot, TupleTableSlot *slot)
 {
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->tuple_fetch_row_version(rel, tid, snapshot, reader);
+	found = slim_heap_routine->tuple_fetch_row_version(rel, tid, snapshot, reader);
 	slim_slot_sync(slot, reader);
 	return found;
 }
 
 /* heap reads the tuple and buffer of the slot it is given: the reader's */
-static bool
+bool
 slim_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							  Snapshot snapshot)
 {
-	return heap_routine->tuple_satisfies_snapshot(rel, slim_slot_reader(slot),
+	return slim_heap_routine->tuple_satisfies_snapshot(rel, slim_slot_reader(slot),
 												  snapshot);
 }
 
-static TM_Result
+TM_Result
 slim_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				TupleTableSlot *slot, CommandId cid, LockTupleMode mode,
 				LockWaitPolicy wait_policy, uint8 flags,
@@ -103,13 +102,13 @@ slim_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	TM_Result	result;
 
-	result = heap_routine->tuple_lock(rel, tid, snapshot, reader, cid, mode,
+	result = slim_heap_routine->tuple_lock(rel, tid, snapshot, reader, cid, mode,
 									  wait_policy, flags, tmfd);
 	slim_slot_sync(slot, reader);
 	return result;
 }
 
-static bool
+bool
 slim_scan_analyze_next_tuple(TableScanDesc scan, SLIM_ANALYZE_XMIN_PARAM
 							 double *liverows, double *deadrows,
 							 TupleTableSlot *slot)
@@ -117,14 +116,14 @@ slim_scan_analyze_next_tuple(TableScanDesc scan, SLIM_ANALYZE_XMIN_PARAM
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
+	found = slim_heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
 												  liverows, deadrows, reader);
 	slim_slot_sync(slot, reader);
 	return found;
 }
 
 #if PG_VERSION_NUM >= 180000
-static bool
+bool
 slim_scan_bitmap_next_tuple(TableScanDesc scan, TupleTableSlot *slot,
 							bool *recheck, uint64 *lossy_pages,
 							uint64 *exact_pages)
@@ -132,26 +131,26 @@ slim_scan_bitmap_next_tuple(TableScanDesc scan, TupleTableSlot *slot,
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_bitmap_next_tuple(scan, reader, recheck,
+	found = slim_heap_routine->scan_bitmap_next_tuple(scan, reader, recheck,
 												 lossy_pages, exact_pages);
 	slim_slot_sync(slot, reader);
 	return found;
 }
 #else
-static bool
+bool
 slim_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
 							TupleTableSlot *slot)
 {
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_bitmap_next_tuple(scan, tbmres, reader);
+	found = slim_heap_routine->scan_bitmap_next_tuple(scan, tbmres, reader);
 	slim_slot_sync(slot, reader);
 	return found;
 }
 #endif
 
-static bool
+bool
 slim_scan_sample_next_tuple(TableScanDesc scan,
 							struct SampleScanState *scanstate,
 							TupleTableSlot *slot)
@@ -159,23 +158,7 @@ slim_scan_sample_next_tuple(TableScanDesc scan,
 	TupleTableSlot *reader = slim_slot_reader(slot);
 	bool		found;
 
-	found = heap_routine->scan_sample_next_tuple(scan, scanstate, reader);
+	found = slim_heap_routine->scan_sample_next_tuple(scan, scanstate, reader);
 	slim_slot_sync(slot, reader);
 	return found;
-}
-
-void
-slim_init_read_routine(TableAmRoutine *routine)
-{
-	heap_routine = GetHeapamTableAmRoutine();
-
-	routine->scan_getnextslot = slim_scan_getnextslot;
-	routine->scan_getnextslot_tidrange = slim_scan_getnextslot_tidrange;
-	routine->index_fetch_tuple = slim_index_fetch_tuple;
-	routine->tuple_fetch_row_version = slim_tuple_fetch_row_version;
-	routine->tuple_satisfies_snapshot = slim_tuple_satisfies_snapshot;
-	routine->tuple_lock = slim_tuple_lock;
-	routine->scan_analyze_next_tuple = slim_scan_analyze_next_tuple;
-	routine->scan_bitmap_next_tuple = slim_scan_bitmap_next_tuple;
-	routine->scan_sample_next_tuple = slim_scan_sample_next_tuple;
 }

@@ -33,8 +33,8 @@
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
 
+#include "slim_am.h"
 #include "slim_compat.h"
-#include "slim_relayout.h"
 #include "slim_slot.h"
 #include "slim_tail.h"
 #include "slim_wal.h"
@@ -56,7 +56,7 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 	slim_rows_formed++;
 	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 						   slot->tts_isnull, info->options.null_bitmap,
-						   info->min_natts, info->prefix_natts);
+						   info->missing_floor, info->prefix_floor);
 }
 
 /* rel's facts with every attribute in the prefix (no tail), in *local */
@@ -64,7 +64,7 @@ static inline const SlimRelInfo *
 slim_info_without_tail(Relation rel, SlimRelInfo *local)
 {
 	*local = *slim_get_relinfo(rel);
-	local->prefix_natts = RelationGetDescr(rel)->natts;
+	local->prefix_floor = RelationGetDescr(rel)->natts;
 	return local;
 }
 
@@ -222,14 +222,14 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 		heap_freetuple(tuple);
 }
 
-static void
+void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  SlimInsertOptions options, BulkInsertState bistate)
 {
 	slim_insert_row(rel, slot, cid, options, bistate, false, 0);
 }
 
-static void
+void
 slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  CommandId cid, SlimInsertOptions options,
 							  BulkInsertState bistate, uint32 specToken)
@@ -243,7 +243,7 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
  * lend that form (an error in between leaves the flag set only until the
  * slot's next row).  Batches of other slots go in one row at a time.
  */
-static void
+void
 slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 				  CommandId cid, SlimInsertOptions options,
 				  BulkInsertState bistate)
@@ -291,7 +291,7 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		slim_slot_lend_stored(slots[i], false);
 }
 
-static TM_Result
+TM_Result
 slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				  CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
 				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
@@ -330,25 +330,15 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 }
 
 /* heap's delete, after the C3 guard */
-static TM_Result
+TM_Result
 slim_tuple_delete(Relation rel, ItemPointer tid, CommandId cid,
 				  SLIM_DELETE_OPTIONS_PARAM Snapshot snapshot,
 				  Snapshot crosscheck, bool wait,
 				  TM_FailureData *tmfd SLIM_DELETE_PART_PARAM)
 {
 	slim_guard_old_tail(rel, tid);
-	return GetHeapamTableAmRoutine()->tuple_delete(rel, tid, cid,
-												   SLIM_DELETE_OPTIONS_ARG snapshot,
-												   crosscheck, wait,
-												   tmfd SLIM_DELETE_PART_ARG);
-}
-
-void
-slim_init_write_routine(TableAmRoutine *routine)
-{
-	routine->tuple_delete = slim_tuple_delete;
-	routine->tuple_insert = slim_tuple_insert;
-	routine->tuple_insert_speculative = slim_tuple_insert_speculative;
-	routine->multi_insert = slim_multi_insert;
-	routine->tuple_update = slim_tuple_update;
+	return slim_heap_routine->tuple_delete(rel, tid, cid,
+										   SLIM_DELETE_OPTIONS_ARG snapshot,
+										   crosscheck, wait,
+										   tmfd SLIM_DELETE_PART_ARG);
 }

@@ -34,6 +34,7 @@
 #include "utils/rel.h"
 #include "utils/tuplesort.h"
 
+#include "slim_am.h"
 #include "slim_compat.h"
 #include "slim_tail.h"
 #include "slimheap.h"
@@ -45,10 +46,10 @@ typedef struct SlimRewrite
 	Relation	new_rel;
 	RewriteState rwstate;
 	SlimNullBitmap mode;
-	int			min_natts;
-	int			prefix_natts;
+	int			missing_floor;
+	int			prefix_floor;
 	bool		may_copy;		/* rows may be copied as they are stored */
-	int			missing_natts;	/* the old relation's fast-default floor */
+	int			old_missing_floor;	/* the old relation's fast-default floor */
 	Datum	   *values;
 	bool	   *isnull;
 } SlimRewrite;
@@ -67,14 +68,14 @@ slim_rewrite_copies(SlimRewrite *rw, HeapTuple tuple)
 	int			natts = HeapTupleHeaderGetNatts(td);
 
 	if (!rw->may_copy ||
-		!slim_form_is_current(tuple, desc, rw->mode, rw->min_natts,
-							  rw->prefix_natts))
+		!slim_form_is_current(tuple, desc, rw->mode, rw->missing_floor,
+							  rw->prefix_floor))
 		return false;
-	if (natts >= rw->missing_natts)
+	if (natts >= rw->old_missing_floor)
 		return true;
 	/* a tail row stores attributes past its natts: up to its tail's end */
 	return SlimHeaderHasTail(td) &&
-		slim_tail_natts(td, desc) >= rw->missing_natts;
+		slim_tail_natts(td, desc) >= rw->old_missing_floor;
 }
 
 /*
@@ -129,7 +130,7 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 
 	slim_rows_formed++;
 	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
-								rw->min_natts, rw->prefix_natts);
+								rw->missing_floor, rw->prefix_floor);
 	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
 	heap_freetuple(new_tuple);
 }
@@ -209,17 +210,17 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	rw.new_rel = NewHeap;
 	rw.mode = new_info->options.null_bitmap;
 	/* heap's rewrite logs pages, which logical decoding never reads (C3) */
-	rw.prefix_natts = new_info->rewrite_prefix_natts;
+	rw.prefix_floor = new_info->rewrite_prefix_floor;
 
 	/*
 	 * The indexes are rebuilt from the new file while the old table's
 	 * missing values are still in the catalog (RelationClearMissing() comes
 	 * later), so honour them as well as the new relation's.
 	 */
-	rw.min_natts = Max(new_info->min_natts,
+	rw.missing_floor = Max(new_info->missing_floor,
 					   slim_rewrite_floor(OldHeap, NewHeap,
 										  &new_info->options));
-	rw.missing_natts = slim_missing_natts(RelationGetDescr(OldHeap));
+	rw.old_missing_floor = slim_missing_floor(RelationGetDescr(OldHeap));
 	rw.may_copy = slim_rewrite_may_copy(RelationGetDescr(OldHeap),
 										RelationGetDescr(NewHeap));
 	rw.values = palloc(RelationGetDescr(NewHeap)->natts * sizeof(Datum));

@@ -48,7 +48,7 @@ slim_rebind_borrowed(Datum arg, Oid relid)
 	for (i = 0; i < nborrowed; i++)
 	{
 		if (relid == InvalidOid || RelationGetRelid(borrowed[i]) == relid)
-			borrowed[i]->rd_tableam = GetHeapamTableAmRoutine();
+			borrowed[i]->rd_tableam = slim_heap_routine;
 	}
 }
 
@@ -61,7 +61,7 @@ slim_borrow_heap_routine(Relation rel)
 	if (nborrowed >= SLIM_MAX_BORROWS)
 		elog(ERROR, "too many nested index builds on slimheap tables");
 	borrowed[nborrowed++] = rel;
-	rel->rd_tableam = GetHeapamTableAmRoutine();
+	rel->rd_tableam = slim_heap_routine;
 	return own;
 }
 

@@ -52,6 +52,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "slim_am.h"
 #include "slim_compat.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
@@ -68,12 +69,12 @@ typedef struct SlimBuildState
 	Bitmapset  *attrs;			/* what the index reads, as pull_varattnos */
 	bool		whole_row;
 	int			last_attr;		/* the last attribute it reads */
-	bool		hollow;			/* heap evaluates nothing: expressions, predicate */
+	bool		evaluates_here;	/* expressions, predicate: here, not by heap */
 	ExprState  *predicate;		/* the predicate, evaluated here, or NULL */
 	EState	   *estate;
 	TupleTableSlot *row;		/* a row with a tail: every column, decoded */
 	TupleTableSlot *stored;		/* a standard row, as heap stores it */
-	TupleTableSlot *succ;		/* the HOT successor of a row, decoded */
+	TupleTableSlot *successor;		/* the HOT successor of a row, decoded */
 	bool		move_now;		/* a concurrent build of a DDL statement */
 	SlimMover  *mover;			/* made when the first row must move */
 	double		live_rows;		/* rows heap called live */
@@ -145,7 +146,7 @@ slim_check_hot_successor(SlimBuildState *bs, HeapTuple tuple)
 	Buffer		buf = bs->hscan->rs_cbuf;
 	Page		page = BufferGetPage(buf);
 	OffsetNumber next = ItemPointerGetOffsetNumber(&tuple->t_data->t_ctid);
-	HeapTupleData succ;
+	HeapTupleData successor;
 	HeapTuple	copy = NULL;
 	ItemId		lp;
 
@@ -155,25 +156,25 @@ slim_check_hot_successor(SlimBuildState *bs, HeapTuple tuple)
 		next >= FirstOffsetNumber && next <= PageGetMaxOffsetNumber(page) &&
 		ItemIdIsNormal(lp = PageGetItemId(page, next)))
 	{
-		succ.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-		succ.t_len = ItemIdGetLength(lp);
-		succ.t_tableOid = RelationGetRelid(bs->rel);
-		ItemPointerSet(&succ.t_self, BufferGetBlockNumber(buf), next);
-		copy = heap_copytuple(&succ);
+		successor.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+		successor.t_len = ItemIdGetLength(lp);
+		successor.t_tableOid = RelationGetRelid(bs->rel);
+		ItemPointerSet(&successor.t_self, BufferGetBlockNumber(buf), next);
+		copy = heap_copytuple(&successor);
 	}
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (copy == NULL)
 		return;
 
 	ExecClearTuple(bs->row);
-	(void) slim_read_row(tuple, bs->row->tts_tupleDescriptor,
+	(void) slim_deform_tuple(tuple, bs->row->tts_tupleDescriptor,
 						 bs->row->tts_values, bs->row->tts_isnull);
 	ExecStoreVirtualTuple(bs->row);
-	ExecClearTuple(bs->succ);
-	(void) slim_read_row(copy, bs->succ->tts_tupleDescriptor,
-						 bs->succ->tts_values, bs->succ->tts_isnull);
-	ExecStoreVirtualTuple(bs->succ);
-	if (!slim_index_values_equal(bs, bs->row, bs->succ))
+	ExecClearTuple(bs->successor);
+	(void) slim_deform_tuple(copy, bs->successor->tts_tupleDescriptor,
+						 bs->successor->tts_values, bs->successor->tts_isnull);
+	ExecStoreVirtualTuple(bs->successor);
+	if (!slim_index_values_equal(bs, bs->row, bs->successor))
 		ereport(ERROR,
 				(errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
 				 errmsg("could not serialize access due to concurrent update"),
@@ -183,14 +184,14 @@ slim_check_hot_successor(SlimBuildState *bs, HeapTuple tuple)
 						   RelationGetRelationName(bs->rel)),
 				 errhint("Drop the invalid index and create it again.")));
 	ExecClearTuple(bs->row);
-	ExecClearTuple(bs->succ);
+	ExecClearTuple(bs->successor);
 	heap_freetuple(copy);
 }
 
 /*
  * Stands between heap's build scan and the index: heap has read the row at
  * bs->hscan->rs_ctup (the live member of a HOT chain, indexed at its root,
- * tid) as a heap row, and formed values from it unless bs->hollow.
+ * tid) as a heap row, and formed values from it unless bs->evaluates_here.
  */
 static void
 slim_build_callback(Relation index, ItemPointer tid, Datum *values,
@@ -216,7 +217,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 						bs->whole_row);
 
 	/* the common case: heap has read what the row holds */
-	if (!bs->hollow && !hidden)
+	if (!bs->evaluates_here && !hidden)
 	{
 		bs->callback(index, tid, values, isnull, tupleIsAlive,
 					 bs->callback_state);
@@ -229,7 +230,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 	{
 		slot = bs->row;
 		ExecClearTuple(slot);
-		(void) slim_read_row(tuple, slot->tts_tupleDescriptor,
+		(void) slim_deform_tuple(tuple, slot->tts_tupleDescriptor,
 							 slot->tts_values, slot->tts_isnull);
 		ExecStoreVirtualTuple(slot);
 	}
@@ -274,7 +275,7 @@ slim_build_callback(Relation index, ItemPointer tid, Datum *values,
 
 	if (bs->predicate != NULL && !ExecQual(bs->predicate, econtext))
 		return;
-	if (bs->hollow || hidden)
+	if (bs->evaluates_here || hidden)
 	{
 		FormIndexDatum(bs->index_info, slot, bs->estate, real_values,
 					   real_isnull);
@@ -386,12 +387,13 @@ slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
  * here when the caller gives none, as heap would make it, so that the
  * callback sees the row heap is at.
  */
-static double
-slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
-					  Relation index, IndexInfo *index_info, bool allow_sync,
-					  bool anyvisible, bool progress, BlockNumber start_blockno,
-					  BlockNumber numblocks, IndexBuildCallback callback,
-					  void *callback_state, TableScanDesc scan)
+double
+slim_index_build_range_scan(Relation rel, Relation index,
+							IndexInfo *index_info, bool allow_sync,
+							bool anyvisible, bool progress,
+							BlockNumber start_blockno, BlockNumber numblocks,
+							IndexBuildCallback callback, void *callback_state,
+							TableScanDesc scan)
 {
 	SlimBuildState bs;
 	List	   *predicate = index_info->ii_Predicate;
@@ -420,7 +422,7 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	bs.row = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 	bs.stored = MakeSingleTupleTableSlot(RelationGetDescr(rel),
 										 &TTSOpsBufferHeapTuple);
-	bs.succ = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
+	bs.successor = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 
 	/*
 	 * An index with expressions or a predicate is evaluated here only, on
@@ -428,10 +430,10 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 	 * nothing (heap would evaluate them on every row's prefix, where a
 	 * predicate on a tail column could not protect an expression).
 	 */
-	bs.hollow = index_info->ii_Expressions != NIL || predicate != NIL;
+	bs.evaluates_here = index_info->ii_Expressions != NIL || predicate != NIL;
 	expr_state = index_info->ii_ExpressionsState;
 	heap_info = *index_info;
-	if (bs.hollow)
+	if (bs.evaluates_here)
 	{
 		if (predicate != NIL)
 			bs.predicate = ExecPrepareQual(predicate, bs.estate);
@@ -483,7 +485,7 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		}
 		bs.hscan = (HeapScanDesc) scan;
 
-		ntuples = heap_routine->index_build_range_scan(rel, index, &heap_info,
+		ntuples = slim_heap_routine->index_build_range_scan(rel, index, &heap_info,
 													   true, anyvisible,
 													   progress, 0,
 													   InvalidBlockNumber,
@@ -509,28 +511,13 @@ slim_index_build_scan(const TableAmRoutine *heap_routine, Relation rel,
 		slim_mover_end(bs.mover);
 	ExecDropSingleTupleTableSlot(bs.row);
 	ExecDropSingleTupleTableSlot(bs.stored);
-	ExecDropSingleTupleTableSlot(bs.succ);
+	ExecDropSingleTupleTableSlot(bs.successor);
 	FreeExecutorState(bs.estate);
 	bms_free(bs.attrs);
 	return ntuples;
 }
 
-/* heap's scan, seeing rows as they are */
-static double
-slim_index_build_range_scan(Relation table_rel, Relation index_rel,
-							struct IndexInfo *index_info, bool allow_sync,
-							bool anyvisible, bool progress,
-							BlockNumber start_blockno, BlockNumber numblocks,
-							IndexBuildCallback callback, void *callback_state,
-							TableScanDesc scan)
-{
-	return slim_index_build_scan(GetHeapamTableAmRoutine(), table_rel, index_rel,
-								 index_info, allow_sync, anyvisible, progress,
-								 start_blockno, numblocks, callback,
-								 callback_state, scan);
-}
-
-static void
+void
 slim_index_validate_scan(Relation table_rel, Relation index_rel,
 						 struct IndexInfo *index_info, Snapshot snapshot,
 						 struct ValidateIndexState *state)
@@ -539,21 +526,14 @@ slim_index_validate_scan(Relation table_rel, Relation index_rel,
 
 	PG_TRY();
 	{
-		GetHeapamTableAmRoutine()->index_validate_scan(table_rel, index_rel, index_info,
-										  snapshot, state);
+		slim_heap_routine->index_validate_scan(table_rel, index_rel, index_info,
+												 snapshot, state);
 	}
 	PG_FINALLY();
 	{
 		slim_return_heap_routine(table_rel, own);
 	}
 	PG_END_TRY();
-}
-
-void
-slim_init_index_routine(TableAmRoutine *routine)
-{
-	routine->index_build_range_scan = slim_index_build_range_scan;
-	routine->index_validate_scan = slim_index_validate_scan;
 }
 
 void

@@ -44,48 +44,6 @@
 #include "slimheap.h"
 
 /*
- * Whether heap's reading of row td (its prefix, the rest NULL or missing)
- * differs from the row in an attribute of attrs (as pull_varattnos offsets
- * them): a value stored in its tail.  A whole-row reference reads every
- * attribute, and a tail always ends with a value.  Reads the tail's map,
- * no value.
- */
-bool
-slim_tail_hides(HeapTupleHeader td, TupleDesc desc, const Bitmapset *attrs,
-				bool whole_row)
-{
-	int16		positions[MaxTupleAttributeNumber];
-	int			n;
-	int			i;
-
-	if (!SlimHeaderHasTail(td))
-		return false;
-	if (whole_row)
-		return true;
-	n = slim_tail_positions(td, desc, positions);
-	for (i = 0; i < n; i++)
-	{
-		if (bms_is_member(positions[i] + 1 - FirstLowInvalidHeapAttributeNumber,
-						  attrs))
-			return true;
-	}
-	return false;
-}
-
-/* every attribute of a stored row; returns its stored natts (prefix + tail) */
-int
-slim_read_row(HeapTuple tuple, TupleDesc desc, Datum *values, bool *isnull)
-{
-	HeapTupleHeader td = tuple->t_data;
-
-	heap_deform_tuple(tuple, desc, values, isnull);
-	if (!SlimHeaderHasTail(td))
-		return HeapTupleHeaderGetNatts(td);
-	return slim_deform_tail(td, desc, slim_prefix_end(td, desc), values,
-							isnull);
-}
-
-/*
  * building: an index whose build is under way (its file is not written
  * yet), which the moves must not insert into: the build indexes the rows
  * it finds, the moved ones included.  InvalidOid: none.
@@ -227,7 +185,7 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		newer = ((BufferHeapTupleTableSlot *) mv->fetched)->base.tuple;
 		if (!slim_tail_hides(newer->t_data, desc, mv->attrs, mv->whole_row))
 			return;
-		(void) slim_read_row(newer, desc, mv->fetched->tts_values,
+		(void) slim_deform_tuple(newer, desc, mv->fetched->tts_values,
 							 mv->fetched->tts_isnull);
 		values = mv->fetched->tts_values;
 		isnull = mv->fetched->tts_isnull;
@@ -308,7 +266,7 @@ slim_move_hidden_rows(Relation rel, Oid building,
 		if (HeapTupleHeaderGetNatts(tuple->t_data) >= last ||
 			!slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
 			continue;
-		(void) slim_read_row(tuple, desc, values, isnull);
+		(void) slim_deform_tuple(tuple, desc, values, isnull);
 		if (xact_snapshot != InvalidSnapshot)
 			slim_move_check(rel, xact_snapshot, slot);
 		slim_move_row(mover, &tuple->t_self, values, isnull);

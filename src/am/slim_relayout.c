@@ -13,8 +13,11 @@
  * trigger or a logical decoder can tell from heap's build; rows no
  * snapshot sees are re-laid too.  A cleanup lock means that no other
  * backend holds a pin on the page, so nobody holds a pointer into the
- * tuples that move; the WAL record (slim_wal.c) is replayed under a
- * cleanup lock as well, for the queries of a hot standby.
+ * tuples that move.  The page is written and logged by the WAL layer
+ * (slim_wal_relayout.c), whose redo takes a cleanup lock as well, for the
+ * queries of a hot standby.  This module stands on the format and WAL
+ * layers and the relation's cached facts only: the index build, and the
+ * mover of rows that do not fit, call it; it calls neither.
  *
  * A row that does not fit on its page once pruned, or a page that another
  * backend keeps pinned, is left: the caller stores such rows again as
@@ -37,7 +40,6 @@
 #include "access/htup_details.h"
 #include "access/transam.h"
 #include "access/xact.h"
-#include "access/xloginsert.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/procarray.h"
@@ -45,14 +47,10 @@
 #include "utils/rel.h"
 
 #include "slim_compat.h"
-#include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
+#include "slim_wal.h"
 #include "slimheap.h"
-
-/* the header bits that follow from a row's data; the others, its history */
-#define SLIM_INFOMASK_DATA		(HEAP_HASNULL | HEAP_HASVARWIDTH | HEAP_HASEXTERNAL)
-#define SLIM_INFOMASK2_DATA		(HEAP_NATTS_MASK | SLIM_HEAP_TAIL)
 
 /* how long a page another backend pins is waited for: 100 tries, 1 ms apart */
 #define SLIM_CLEANUP_TRIES		100
@@ -66,8 +64,8 @@ typedef struct SlimRelayoutPass
 	bool		whole_row;
 	int			last;			/* the last attribute they read */
 	SlimNullBitmap mode;		/* compress or truncate, with the floors */
-	int			min_natts;
-	int			prefix_natts;
+	int			missing_floor;
+	int			prefix_floor;
 	Datum	   *values;
 	bool	   *isnull;
 	BufferAccessStrategy strategy;
@@ -75,39 +73,6 @@ typedef struct SlimRelayoutPass
 	bool		complete;		/* no row left hiding a value */
 	uint64		relaid;
 } SlimRelayoutPass;
-
-/*
- * Write the row whose bytes from t_infomask2 on are body (len bytes) over
- * the row at offnum, keeping the first fields of its header (visibility,
- * t_ctid) and the infomask bits that tell its history.  False when the
- * item is no row or the page has no room.  In a critical section on the
- * primary, and in redo.
- */
-bool
-slim_relayout_apply(Page page, OffsetNumber offnum, const char *body,
-					uint16 len)
-{
-	PGAlignedBlock buf;
-	HeapTupleHeader td = (HeapTupleHeader) buf.data;
-	HeapTupleHeader old;
-	ItemId		lp;
-	Size		size = SLIM_RELAYOUT_BODY_OFFSET + len;
-
-	if (offnum < FirstOffsetNumber || offnum > PageGetMaxOffsetNumber(page) ||
-		size > MaxHeapTupleSize)
-		return false;
-	lp = PageGetItemId(page, offnum);
-	if (!ItemIdIsNormal(lp))
-		return false;
-	old = (HeapTupleHeader) PageGetItem(page, lp);
-	memcpy(td, old, SLIM_RELAYOUT_BODY_OFFSET);
-	memcpy(buf.data + SLIM_RELAYOUT_BODY_OFFSET, body, len);
-	td->t_infomask2 = (old->t_infomask2 & ~SLIM_INFOMASK2_DATA) |
-		(td->t_infomask2 & SLIM_INFOMASK2_DATA);
-	td->t_infomask = (old->t_infomask & ~SLIM_INFOMASK_DATA) |
-		(td->t_infomask & SLIM_INFOMASK_DATA);
-	return PageIndexTupleOverwrite(page, offnum, (char *) td, size);
-}
 
 /* whether rel's rows can be re-laid: its WAL, if any, has a record for it */
 bool
@@ -184,7 +149,7 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 	ItemPointerSet(&tuple.t_self, blkno, offnum);
 	if (!slim_relayout_wanted(rp, tuple.t_data))
 		return NULL;
-	stored_natts = slim_read_row(&tuple, rp->desc, rp->values, rp->isnull);
+	stored_natts = slim_deform_tuple(&tuple, rp->desc, rp->values, rp->isnull);
 
 	/*
 	 * The same attributes stored, no more: those past them read as their
@@ -197,8 +162,8 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 		rp->isnull[i] = true;
 	Assert(!rp->isnull[stored_natts - 1]);
 	return slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
-						   Min(rp->min_natts, stored_natts),
-						   rp->prefix_natts);
+						   Min(rp->missing_floor, stored_natts),
+						   rp->prefix_floor);
 }
 
 /*
@@ -239,57 +204,6 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 		rows[n++] = row;
 	}
 	return n;
-}
-
-/* write rows over the page's (cleanup-locked) and log it */
-static void
-slim_relayout_write(SlimRelayoutPass *rp, Buffer buf,
-					const OffsetNumber *offsets, HeapTuple *rows, int n)
-{
-	Page		page = BufferGetPage(buf);
-	bool		needs_wal = RelationNeedsWAL(rp->rel);
-	StringInfoData wal;
-	int			i;
-
-	/* the record's data, made before the critical section */
-	initStringInfo(&wal);
-	for (i = 0; needs_wal && i < n; i++)
-	{
-		SlimRelayoutEntry entry;
-
-		entry.offnum = offsets[i];
-		entry.len = rows[i]->t_len - SLIM_RELAYOUT_BODY_OFFSET;
-		appendBinaryStringInfo(&wal, (char *) &entry, sizeof(entry));
-		appendBinaryStringInfo(&wal, (char *) rows[i]->t_data +
-							   SLIM_RELAYOUT_BODY_OFFSET, entry.len);
-	}
-
-	START_CRIT_SECTION();
-	for (i = 0; i < n; i++)
-	{
-		if (!slim_relayout_apply(page, offsets[i],
-								 (char *) rows[i]->t_data +
-								 SLIM_RELAYOUT_BODY_OFFSET,
-								 rows[i]->t_len - SLIM_RELAYOUT_BODY_OFFSET))
-			elog(PANIC, "could not re-lay out row (%u,%u) of \"%s\"",
-				 BufferGetBlockNumber(buf), offsets[i],
-				 RelationGetRelationName(rp->rel));
-	}
-	MarkBufferDirty(buf);
-	if (needs_wal)
-	{
-		XLogRecPtr	recptr;
-		uint16		nrows = n;
-
-		XLogBeginInsert();
-		XLogRegisterData((char *) &nrows, sizeof(nrows));
-		XLogRegisterBuffer(0, buf, REGBUF_STANDARD);
-		XLogRegisterBufData(0, wal.data, wal.len);
-		recptr = XLogInsert(SLIM_RMGR_ID, XLOG_SLIM_RELAYOUT);
-		PageSetLSN(page, recptr);
-	}
-	END_CRIT_SECTION();
-	rp->relaid += n;
 }
 
 /*
@@ -358,7 +272,10 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 	if (short_of_room)
 		rp->complete = false;
 	if (n > 0)
-		slim_relayout_write(rp, buf, offsets, rows, n);
+	{
+		slim_wal_relayout_page(rp->rel, buf, offsets, rows, n);
+		rp->relaid += n;
+	}
 	UnlockReleaseBuffer(buf);
 	MemoryContextReset(rp->page_cxt);
 }
@@ -391,9 +308,9 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 	/* full mode would store every attribute, the missing ones as NULLs */
 	rp.mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
 		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
-	rp.min_natts = info->min_natts;
+	rp.missing_floor = info->missing_floor;
 	/* rows written in place are logged in slimheap's record, never decoded */
-	rp.prefix_natts = info->rewrite_prefix_natts;
+	rp.prefix_floor = info->rewrite_prefix_floor;
 	rp.values = palloc(rp.desc->natts * sizeof(Datum));
 	rp.isnull = palloc(rp.desc->natts * sizeof(bool));
 	rp.strategy = GetAccessStrategy(BAS_VACUUM);

@@ -31,7 +31,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
-#include "slim_relayout.h"
+#include "slim_wal.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -137,12 +137,12 @@ slim_index_natts(Relation rel)
  * standard prefix, or natts when no row may have a tail (C3: logical
  * decoding reads the rows heap logs for it as heap's, when decoded says
  * the rows are so logged; REPLICA IDENTITY FULL logs old rows whole).
- * min_natts is rel's T1 floor; source the table a rewrite copies, or NULL.
+ * missing_floor is rel's T1 floor; source the table a rewrite copies, or NULL.
  * Also what slimheap.estimate() projects, for any table.
  */
 int
-slim_compress_prefix_natts(Relation rel, Relation source,
-						   const SlimOptions *opts, int min_natts,
+slim_compress_prefix_floor(Relation rel, Relation source,
+						   const SlimOptions *opts, int missing_floor,
 						   bool decoded)
 {
 	int			natts = RelationGetDescr(rel)->natts;
@@ -154,7 +154,7 @@ slim_compress_prefix_natts(Relation rel, Relation source,
 		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
 		return natts;
 
-	floor = Max(min_natts, opts->prefix_columns);
+	floor = Max(missing_floor, opts->prefix_columns);
 	floor = Max(floor, SLIM_FREE_PREFIX_NATTS);
 	floor = Max(floor, slim_index_natts(rel));
 	if (source != NULL)
@@ -164,7 +164,7 @@ slim_compress_prefix_natts(Relation rel, Relation source,
 
 /*
  * The attributes the rows a rewrite copies from source into rel must keep
- * for source's fast defaults (invariant T1; the rule is slim_tuple.c's,
+ * for source's fast defaults (invariant T1; the rule is slim_truncate.c's,
  * applied to the old table's descriptor).  Until RelationClearMissing() at
  * the end of the rewrite only the index rebuilds read the new rows
  * (finish_heap_swap()), so compress rows honour the old fast defaults only
@@ -174,7 +174,7 @@ slim_compress_prefix_natts(Relation rel, Relation source,
 int
 slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
 {
-	int			floor = slim_missing_natts_upto(RelationGetDescr(source),
+	int			floor = slim_missing_floor_upto(RelationGetDescr(source),
 												RelationGetDescr(rel)->natts);
 
 	if (opts->null_bitmap == SLIM_NULL_BITMAP_COMPRESS && floor > 0)
@@ -220,33 +220,33 @@ slim_build_relinfo(Relation rel)
 
 	/* compute everything first: a syscache lookup may flush rd_amcache */
 	slim_read_options(RelationGetRelid(rel), &local.options);
-	local.min_natts = slim_missing_natts(RelationGetDescr(rel));
+	local.missing_floor = slim_missing_floor(RelationGetDescr(rel));
 	source = slim_rewrite_source(rel, &keeps_missing);
 	if (source != NULL && keeps_missing)
-		local.min_natts = Max(local.min_natts,
-							  slim_missing_natts_upto(RelationGetDescr(source),
+		local.missing_floor = Max(local.missing_floor,
+							  slim_missing_floor_upto(RelationGetDescr(source),
 													  RelationGetDescr(rel)->natts));
 	else if (source != NULL)
-		local.min_natts = Max(local.min_natts,
+		local.missing_floor = Max(local.missing_floor,
 							  slim_rewrite_floor(source, rel, &local.options));
 	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
-		local.rewrite_prefix_natts =
-			slim_compress_prefix_natts(rel, source, &local.options,
-									   local.min_natts, false);
+		local.rewrite_prefix_floor =
+			slim_compress_prefix_floor(rel, source, &local.options,
+									   local.missing_floor, false);
 		/* C3: slim_confirm_row() decides per write, when it can log tails */
-		local.prefix_natts =
+		local.prefix_floor =
 			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
-			RelationGetDescr(rel)->natts : local.rewrite_prefix_natts;
+			RelationGetDescr(rel)->natts : local.rewrite_prefix_floor;
 	}
 	else
-		local.prefix_natts = local.rewrite_prefix_natts =
+		local.prefix_floor = local.rewrite_prefix_floor =
 			RelationGetDescr(rel)->natts;
 	if (RelationGetRelid(rel) == slim_building_relid)
 	{
-		local.prefix_natts = Min(Max(local.prefix_natts, slim_building_natts),
+		local.prefix_floor = Min(Max(local.prefix_floor, slim_building_natts),
 								 RelationGetDescr(rel)->natts);
-		local.rewrite_prefix_natts = Min(Max(local.rewrite_prefix_natts,
+		local.rewrite_prefix_floor = Min(Max(local.rewrite_prefix_floor,
 											 slim_building_natts),
 										 RelationGetDescr(rel)->natts);
 	}

@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * slim_routine.c
- *	  Which relations are slimheap's: the routine slimheap_am.c made.
+ *	  heap's routine, and which relations are slimheap's: the routine
+ *	  slimheap_am.c made.
  *
- * The code below the handler (index builds, the row mover) needs slimheap's
- * own routine, also while a build has lent the relation heap's
- * (slim_heap_borrow.c).  slimheap_am.c registers the routine here when it
- * makes it, so that nothing below it calls up into the handler.
+ * Every file reaches heap's callbacks through slim_heap_routine, set here
+ * before slimheap_am.c makes its routine from it.  The code below the
+ * handler (index builds, the row mover) needs slimheap's own routine,
+ * also while a build has lent the relation heap's (slim_heap_borrow.c):
+ * slimheap_am.c registers it here, so that nothing below the handler
+ * calls up into it.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -22,11 +25,14 @@
 
 #include "slimheap.h"
 
+const TableAmRoutine *slim_heap_routine = NULL;
 static const TableAmRoutine *slim_own_routine = NULL;
 
+/* routine: slimheap's, which the caller fills in after this returns */
 void
-slim_set_routine(const TableAmRoutine *routine)
+slim_routine_init(const TableAmRoutine *routine)
 {
+	slim_heap_routine = GetHeapamTableAmRoutine();
 	slim_own_routine = routine;
 }
 

@@ -49,7 +49,7 @@ uint64		slim_rows_formed = 0;
 static inline SlimNullBitmap
 slim_slot_mode(SlimTupleTableSlot *sslot)
 {
-	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS && sslot->prefix_natts < 0)
+	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS && sslot->prefix_floor < 0)
 		return SLIM_NULL_BITMAP_TRUNCATE;
 	return sslot->ops_mode;
 }
@@ -62,7 +62,7 @@ slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 	slim_rows_formed++;
 	return slim_form_tuple(desc, values, isnull,
 						   slim_slot_mode(sslot),
-						   sslot->floor_natts, sslot->prefix_natts);
+						   sslot->missing_floor, sslot->prefix_floor);
 }
 
 /*
@@ -80,7 +80,7 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 		sslot->handed_out = NULL;
 	}
 	sslot->lend_stored = false;
-	sslot->formed_floor = -1;
+	sslot->formed_missing_floor = -1;
 	if (TTS_SHOULDFREE(slot))
 	{
 		heap_freetuple(SLIM_TUPLE(sslot));
@@ -92,12 +92,12 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 
 /*
  * Make the slot own tuple (palloc'd in its memory context), formed in mode
- * with floor min_natts (-1: not known), and show it to the reader, which
+ * with floor missing_floor (-1: not known), and show it to the reader, which
  * never frees it (heap's deforming runs on the slot: slim_slot_deform.c).
  */
 static inline void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
-					  SlimNullBitmap mode, int min_natts, int prefix_natts)
+					  SlimNullBitmap mode, int missing_floor, int prefix_floor)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
 	TupleTableSlot *reader = SLIM_READER(sslot);
@@ -115,8 +115,8 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	slot->tts_nvalid = 0;
 	sslot->base.base.off = 0;
 	sslot->formed_mode = mode;
-	sslot->formed_floor = min_natts;
-	sslot->formed_prefix = prefix_natts;
+	sslot->formed_missing_floor = missing_floor;
+	sslot->formed_prefix_floor = prefix_floor;
 
 	/*
 	 * heap's callbacks that take the reader (tuple_satisfies_snapshot) read
@@ -182,7 +182,7 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
  */
 static HeapTuple
 slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
-				  SlimNullBitmap mode, int min_natts, int prefix_natts)
+				  SlimNullBitmap mode, int missing_floor, int prefix_floor)
 {
 	TupleDesc	desc = sslot->base.base.base.tts_tupleDescriptor;
 	HeapTuple	tuple = NULL;
@@ -191,9 +191,9 @@ slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
 	if (mode == SLIM_NULL_BITMAP_COMPRESS)
 		tuple = slim_transcode_tail_tuple(source, desc,
 										  slim_slot_att_info(sslot),
-										  Max(prefix_natts, min_natts));
+										  Max(prefix_floor, missing_floor));
 	if (tuple == NULL)
-		tuple = slim_refit_tuple(source, desc, mode, min_natts);
+		tuple = slim_refit_tuple(source, desc, mode, missing_floor);
 	return tuple;
 }
 
@@ -247,14 +247,14 @@ slim_slot_materialize(TupleTableSlot *slot)
 	{
 		tuple = slim_slot_form(sslot, slot->tts_tupleDescriptor,
 							   slot->tts_values, slot->tts_isnull);
-		floor = sslot->floor_natts;
+		floor = sslot->missing_floor;
 	}
 	else
 		tuple = heap_copytuple(SLIM_TUPLE(sslot));
 	MemoryContextSwitchTo(oldcxt);
 
 	slim_slot_store_owned(sslot, tuple, slim_slot_mode(sslot), floor,
-						  sslot->prefix_natts);
+						  sslot->prefix_floor);
 	if (floor >= 0)
 		slim_slot_keep_values(sslot, slot->tts_values, slot->tts_isnull);
 }
@@ -276,7 +276,7 @@ slim_slot_plain_tuple(TupleTableSlot *slot)
 		if (tuple != NULL &&
 			(SlimHeaderHasTail(tuple->t_data) ||
 			 HeapTupleHeaderGetNatts(tuple->t_data) <
-			 ((SlimTupleTableSlot *) slot)->floor_natts))
+			 ((SlimTupleTableSlot *) slot)->missing_floor))
 			return NULL;
 		return tuple;
 	}
@@ -288,7 +288,7 @@ slim_slot_plain_tuple(TupleTableSlot *slot)
 		return NULL;
 	natts = HeapTupleHeaderGetNatts(tuple->t_data);
 	if (natts < slot->tts_tupleDescriptor->natts &&
-		natts < slim_missing_natts(slot->tts_tupleDescriptor))
+		natts < slim_missing_floor(slot->tts_tupleDescriptor))
 		return NULL;
 	return tuple;
 }
@@ -328,7 +328,7 @@ slim_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 		tuple->t_tableOid = srcslot->tts_tableOid;
 		/* every attribute stored: right for any floor */
 		slim_slot_store_owned(dst, tuple, dst->ops_mode, desc->natts,
-							  dst->prefix_natts);
+							  dst->prefix_floor);
 		dstslot->tts_tid = tuple->t_self;
 		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
 		return;
@@ -357,8 +357,8 @@ slim_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	oldcxt = MemoryContextSwitchTo(dstslot->tts_mcxt);
 	if (source != NULL)
 	{
-		tuple = slim_slot_reshape(dst, source, mode, dst->floor_natts,
-								  dst->prefix_natts);
+		tuple = slim_slot_reshape(dst, source, mode, dst->missing_floor,
+								  dst->prefix_floor);
 		if (tuple == NULL)
 			tuple = heap_copytuple(source);
 		tuple->t_self = source->t_self;
@@ -374,8 +374,8 @@ slim_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	}
 	MemoryContextSwitchTo(oldcxt);
 
-	slim_slot_store_owned(dst, tuple, mode, dst->floor_natts,
-						  dst->prefix_natts);
+	slim_slot_store_owned(dst, tuple, mode, dst->missing_floor,
+						  dst->prefix_floor);
 	/* as heap's slots do: the copy of a stored row knows where it is */
 	dstslot->tts_tid = tuple->t_self;
 	if (source == NULL)
@@ -432,7 +432,7 @@ slim_slot_lend_stored(TupleTableSlot *slot, bool lend)
 
 /*
  * Make a slimheap slot hold its row in the form relation info stores it
- * (mode, at least min_natts attributes, a tail only past prefix_natts),
+ * (mode, at least missing_floor attributes, a tail only past prefix_floor),
  * owned by the slot so that heap can write the header; return that tuple.
  * The row must also read back right through the slot's own descriptor,
  * which may be another table's (the scan slot of INSERT ... SELECT, handed
@@ -445,7 +445,7 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HeapTuple	tuple = SLIM_TUPLE(sslot);
 	SlimNullBitmap mode = info->options.null_bitmap;
-	int			min_natts = Max(info->min_natts, sslot->floor_natts);
+	int			missing_floor = Max(info->missing_floor, sslot->missing_floor);
 	HeapTuple	fitted;
 	MemoryContext oldcxt;
 
@@ -453,27 +453,27 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 
 	/* a compress slot forms its next rows with its relation's floor */
 	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS)
-		sslot->prefix_natts = info->prefix_natts;
+		sslot->prefix_floor = info->prefix_floor;
 
 	/* formed for this already (materialized or copied into the slot) */
-	if (sslot->formed_floor >= min_natts && sslot->formed_mode == mode &&
+	if (sslot->formed_missing_floor >= missing_floor && sslot->formed_mode == mode &&
 		(mode != SLIM_NULL_BITMAP_COMPRESS ||
-		 sslot->formed_prefix == info->prefix_natts))
+		 sslot->formed_prefix_floor == info->prefix_floor))
 		return tuple;
 
 	oldcxt = MemoryContextSwitchTo(slot->tts_mcxt);
 	if (tuple == NULL || SlimHeaderHasTail(tuple->t_data) ||
-		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->floor_natts)
+		HeapTupleHeaderGetNatts(tuple->t_data) < sslot->missing_floor)
 	{
 		slot_getallattrs(slot);
 		slim_rows_formed++;
 		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
-								 mode, min_natts, info->prefix_natts);
+								 mode, missing_floor, info->prefix_floor);
 	}
 	else
 	{
-		fitted = slim_slot_reshape(sslot, tuple, mode, min_natts,
-								   info->prefix_natts);
+		fitted = slim_slot_reshape(sslot, tuple, mode, missing_floor,
+								   info->prefix_floor);
 		/* heap writes into the header: never into a shared buffer */
 		if (fitted == NULL && !TTS_SHOULDFREE(slot))
 			fitted = heap_copytuple(tuple);
@@ -481,13 +481,13 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	MemoryContextSwitchTo(oldcxt);
 
 	if (fitted != NULL)
-		slim_slot_store_owned(sslot, fitted, mode, min_natts,
-							  info->prefix_natts);
+		slim_slot_store_owned(sslot, fitted, mode, missing_floor,
+							  info->prefix_floor);
 	else
 	{
 		sslot->formed_mode = mode;
-		sslot->formed_floor = min_natts;
-		sslot->formed_prefix = info->prefix_natts;
+		sslot->formed_missing_floor = missing_floor;
+		sslot->formed_prefix_floor = info->prefix_floor;
 	}
 	return SLIM_TUPLE(sslot);
 }

@@ -39,7 +39,7 @@ static struct
 {
 	TupleDesc	desc;
 	Oid			typeid;
-	int			prefix_natts;
+	int			prefix_floor;
 	bool		reads_values;	/* see slim_slot_keep_values() */
 }			slim_next_slot;
 
@@ -71,16 +71,16 @@ slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	ItemPointerSetInvalid(&reader->tts_tid);
 	/* heap's init and release of a buffer-heap slot are empty: not called */
 
-	sslot->floor_natts = slim_missing_natts(slot->tts_tupleDescriptor);
-	sslot->formed_floor = -1;
-	sslot->prefix_natts = -1;
+	sslot->missing_floor = slim_missing_floor(slot->tts_tupleDescriptor);
+	sslot->formed_missing_floor = -1;
+	sslot->prefix_floor = -1;
 	sslot->all_byval = -1;
 	sslot->ops_mode = mode;
 	if (slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
 	{
 		if (mode == SLIM_NULL_BITMAP_COMPRESS)
-			sslot->prefix_natts = slim_next_slot.prefix_natts;
+			sslot->prefix_floor = slim_next_slot.prefix_floor;
 		if (!slim_next_slot.reads_values)
 			sslot->all_byval = 0;
 	}
@@ -172,7 +172,7 @@ slim_slot_ops(Relation rel, const SlimRelInfo *info)
 		case SLIM_NULL_BITMAP_FULL:
 			return &SlimTTSOpsFull;
 		case SLIM_NULL_BITMAP_COMPRESS:
-			slim_next_slot.prefix_natts = info->prefix_natts;
+			slim_next_slot.prefix_floor = info->prefix_floor;
 			return &SlimTTSOpsCompress;
 		default:
 			return &SlimTTSOpsTruncate;

@@ -31,6 +31,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
+#include "slim_am.h"
 #include "slimheap.h"
 
 /*

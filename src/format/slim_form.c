@@ -4,7 +4,7 @@
  *	  The choice of a row's form: heap's, truncated or with a compressed
  *	  tail, by the table's slimheap.null_bitmap mode.
  *
- * The truncate former (slim_tuple.c) and the tail former (slim_tail.c)
+ * The truncate former (slim_truncate.c) and the tail former (slim_tail.c)
  * stand side by side; this file measures the row once (slim_layout.c) and
  * hands it to the one that applies.
  *
@@ -33,16 +33,16 @@
  *
  * SLIM_NULL_BITMAP_FULL returns exactly what heap_form_tuple() returns.
  * SLIM_NULL_BITMAP_TRUNCATE leaves out trailing NULL attributes beyond
- * min_natts and omits the bitmap when none of the stored attributes is NULL
- * (slim_tuple.c).  SLIM_NULL_BITMAP_COMPRESS stores the attributes past
- * prefix_natts in a compressed tail (slim_tail.c) when that is shorter and
+ * missing_floor and omits the bitmap when none of the stored attributes is NULL
+ * (slim_truncate.c).  SLIM_NULL_BITMAP_COMPRESS stores the attributes past
+ * prefix_floor in a compressed tail (slim_tail.c) when that is shorter and
  * allowed (docs/format.md); else it is truncate.  The trailing NULLs are
  * never visited beyond finding where they start.
  */
 HeapTuple
 slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
-					 const bool *isnull, SlimNullBitmap mode, int min_natts,
-					 int prefix_natts)
+					 const bool *isnull, SlimNullBitmap mode, int missing_floor,
+					 int prefix_floor)
 {
 	int			natts = tupdesc->natts;
 	int			stored_natts;
@@ -60,7 +60,7 @@ slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 						natts, MaxTupleAttributeNumber)));
 
 	stored_natts = isnull[natts - 1] ?
-		slim_stored_natts(tupdesc, isnull, min_natts) : natts;
+		slim_stored_natts(tupdesc, isnull, missing_floor) : natts;
 
 	/* nothing to leave out: heap's own former gives the same bytes */
 	if (stored_natts == natts && mode != SLIM_NULL_BITMAP_COMPRESS)
@@ -74,45 +74,20 @@ slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 	 * attribute) that heap would not have compressed anything either.
 	 */
 	if (mode == SLIM_NULL_BITMAP_COMPRESS && size.hasnull && !size.external &&
-		Max(prefix_natts, min_natts) < stored_natts &&
+		Max(prefix_floor, missing_floor) < stored_natts &&
 		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
 		size.data_len <= TOAST_TUPLE_THRESHOLD)
 	{
 		HeapTuple	tuple;
 
 		tuple = slim_form_tail_tuple(tupdesc, values, isnull, stored_natts,
-									 Max(prefix_natts, min_natts),
+									 Max(prefix_floor, missing_floor),
 									 size.hoff + size.data_len);
 		if (tuple != NULL)
 			return tuple;
 	}
 	return slim_form_truncated_tuple(tupdesc, values, isnull, stored_natts,
 									 &size);
-}
-
-/*
- * Does some stored attribute of td read NULL?  Its bitmap may say so for
- * the attributes it stores only.
- */
-static bool
-slim_stored_null(HeapTupleHeader td, int natts)
-{
-	int			i;
-
-	if (!(td->t_infomask & HEAP_HASNULL))
-		return false;
-	for (i = 0; i < natts / 8; i++)
-	{
-		if (td->t_bits[i] != 0xFF)
-			return true;
-	}
-	if (natts % 8 != 0)
-	{
-		uint8		mask = (1 << (natts % 8)) - 1;
-
-		return (td->t_bits[natts / 8] & mask) != mask;
-	}
-	return false;
 }
 
 /*
@@ -147,7 +122,7 @@ slim_tail_heap_len_bound(HeapTuple tuple, TupleDesc tupdesc)
  * the same form, so it suffices that td has the form those floors give:
  *
  *  - heap's form (FULL): every attribute stored, no tail;
- *  - truncate: no tail, at least min_natts stored, the last stored one a
+ *  - truncate: no tail, at least missing_floor stored, the last stored one a
  *    value unless that is the floor, a bitmap only when a stored one is
  *    NULL, and not a row the toaster must see in heap's form;
  *  - compress: a tail row whose prefix is the former's floor and that is
@@ -157,7 +132,7 @@ slim_tail_heap_len_bound(HeapTuple tuple, TupleDesc tupdesc)
  */
 bool
 slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
-					 SlimNullBitmap mode, int min_natts, int prefix_natts)
+					 SlimNullBitmap mode, int missing_floor, int prefix_floor)
 {
 	HeapTupleHeader td = tuple->t_data;
 	int			natts = HeapTupleHeaderGetNatts(td);
@@ -177,22 +152,22 @@ slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
 	 */
 	if (SlimHeaderHasTail(td))
 		return mode == SLIM_NULL_BITMAP_COMPRESS &&
-			natts == Max(prefix_natts, min_natts) &&
+			natts == Max(prefix_floor, missing_floor) &&
 			full_hoff + slim_tail_heap_len_bound(tuple, tupdesc) <=
 			TOAST_TUPLE_THRESHOLD;
 	if (mode == SLIM_NULL_BITMAP_FULL)
 		return natts == tupdesc->natts;
-	if (natts < min_natts)
+	if (natts < missing_floor)
 		return false;
 	if (natts < tupdesc->natts &&
 		full_hoff + (tuple->t_len - td->t_hoff) > TOAST_TUPLE_THRESHOLD)
 		return false;
-	stored_null = slim_stored_null(td, natts);
+	stored_null = slim_header_has_null(td, natts);
 	if ((td->t_infomask & HEAP_HASNULL) && !stored_null)
 		return false;
 	/* trailing NULLs the former leaves out */
-	if (natts > min_natts && stored_null && att_isnull(natts - 1, td->t_bits))
+	if (natts > missing_floor && stored_null && att_isnull(natts - 1, td->t_bits))
 		return false;
 	return mode == SLIM_NULL_BITMAP_TRUNCATE || !stored_null ||
-		natts <= Max(prefix_natts, min_natts);
+		natts <= Max(prefix_floor, missing_floor);
 }

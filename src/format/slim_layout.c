@@ -3,7 +3,7 @@
  * slim_layout.c
  *	  Which attributes a row stores, and heap's layout of their values.
  *
- * The one leaf under both formers: the truncate former (slim_tuple.c) and
+ * The one leaf under both formers: the truncate former (slim_truncate.c) and
  * the tail former (slim_tail.c) lay values out with these functions, so
  * that every stored value sits exactly where heap's readers look for it.
  *
@@ -27,20 +27,20 @@
 #include "utils/expandeddatum.h"
 
 #include "slim_compat.h"
-#include "slim_format.h"
+#include "slim_layout.h"
 
 /*
  * The number of leading attributes that rows of a relation with this
  * descriptor must always store (invariant T1): up to the last column that
  * has a non-NULL missing value.  Were such a column's NULL left out of a
  * row, readers would return the fast default in its place.  This is the one
- * place the rule is written (slim_missing_natts() in slim_format.h asks it
+ * place the rule is written (slim_missing_floor() in slim_format.h asks it
  * for every attribute); here for a row whose attributes after the first
  * natts do not count: the last of the first natts columns that has a
  * non-NULL missing value, or 0.
  */
 int
-slim_missing_natts_upto(TupleDesc tupdesc, int natts)
+slim_missing_floor_upto(TupleDesc tupdesc, int natts)
 {
 	AttrMissing *missing;
 	int			i;
@@ -59,10 +59,10 @@ slim_missing_natts_upto(TupleDesc tupdesc, int natts)
 
 /*
  * How many attributes a row must store: through its last non-NULL attribute,
- * and never fewer than min_natts (see slim_missing_natts).
+ * and never fewer than missing_floor (see slim_missing_floor).
  */
 int
-slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
+slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int missing_floor)
 {
 	int			natts = tupdesc->natts;
 
@@ -71,7 +71,7 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 	 * time while all eight are plain "true".  Anything else is decided one
 	 * flag at a time below.
 	 */
-	while (natts - 8 >= min_natts)
+	while (natts - 8 >= missing_floor)
 	{
 		uint64		flags;
 
@@ -80,7 +80,7 @@ slim_stored_natts(TupleDesc tupdesc, const bool *isnull, int min_natts)
 			break;
 		natts -= 8;
 	}
-	while (natts > min_natts && isnull[natts - 1])
+	while (natts > missing_floor && isnull[natts - 1])
 		natts--;
 	return natts;
 }
@@ -336,4 +336,29 @@ slim_alloc_tuple(TupleDesc tupdesc, int natts, Size hoff, Size len,
 			td->t_bits[i >> 3] |= 1 << (i & 7);
 	}
 	return tuple;
+}
+
+/*
+ * Whether any of the first natts attributes of a stored row is NULL: its
+ * bitmap, as far as it goes.
+ */
+bool
+slim_header_has_null(HeapTupleHeader td, int natts)
+{
+	int			i;
+
+	if (!(td->t_infomask & HEAP_HASNULL))
+		return false;
+	for (i = 0; i < natts / 8; i++)
+	{
+		if (td->t_bits[i] != 0xFF)
+			return true;
+	}
+	if (natts % 8 != 0)
+	{
+		uint8		mask = (1 << (natts % 8)) - 1;
+
+		return (td->t_bits[natts / 8] & mask) != mask;
+	}
+	return false;
 }

@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/sysattr.h"
 #include "access/tupmacs.h"
 #include "port/pg_bitutils.h"
 
@@ -187,17 +188,49 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 /*
  * heap_deform_tuple() for any slimheap row: a tail row's prefix is heap's
  * (and the attributes past it read as missing), then the tail is decoded.
+ * Returns the number of attributes the row stores (T; the header's natts
+ * for a row without a tail).
  */
-void
+int
 slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc, Datum *values,
 				  bool *isnull)
 {
 	HeapTupleHeader td = tuple->t_data;
 
 	heap_deform_tuple(tuple, tupdesc, values, isnull);
-	if (SlimHeaderHasTail(td))
-		(void) slim_deform_tail(td, tupdesc, slim_prefix_end(td, tupdesc),
-								values, isnull);
+	if (!SlimHeaderHasTail(td))
+		return HeapTupleHeaderGetNatts(td);
+	return slim_deform_tail(td, tupdesc, slim_prefix_end(td, tupdesc),
+							values, isnull);
+}
+
+/*
+ * Whether heap's reading of row td (its prefix, the rest NULL or missing)
+ * differs from the row in an attribute of attrs (as pull_varattnos offsets
+ * them): a value stored in its tail.  A whole-row reference reads every
+ * attribute, and a tail always ends with a value.  Reads the tail's map,
+ * no value.
+ */
+bool
+slim_tail_hides(HeapTupleHeader td, TupleDesc tupdesc, const Bitmapset *attrs,
+				bool whole_row)
+{
+	int16		positions[MaxTupleAttributeNumber];
+	int			n;
+	int			i;
+
+	if (!SlimHeaderHasTail(td))
+		return false;
+	if (whole_row)
+		return true;
+	n = slim_tail_positions(td, tupdesc, positions);
+	for (i = 0; i < n; i++)
+	{
+		if (bms_is_member(positions[i] + 1 - FirstLowInvalidHeapAttributeNumber,
+						  attrs))
+			return true;
+	}
+	return false;
 }
 
 const char *

@@ -131,7 +131,7 @@ slim_advise_read(SlimAdvice *a, int64 sample_rows)
 	if (rel == NULL)
 		return false;
 	a->is_slimheap = slim_is_slimheap_relation(rel);
-	if (!a->is_slimheap && rel->rd_tableam != GetHeapamTableAmRoutine())
+	if (!a->is_slimheap && rel->rd_tableam != slim_heap_routine)
 	{
 		relation_close(rel, NoLock);
 		return false;

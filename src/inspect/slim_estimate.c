@@ -48,7 +48,7 @@
 
 #include "slimheap.h"
 #include "slim_inspect.h"
-#include "slim_relayout.h"
+#include "slim_wal.h"
 #include "slim_tail.h"
 #include "slim_verify.h"
 
@@ -101,8 +101,8 @@ typedef struct SlimEstimate
 {
 	Relation	rel;
 	TupleDesc	desc;
-	int			min_natts;		/* the T1 floor conversion would apply */
-	int			prefix_natts;	/* compress: the C1 prefix floor */
+	int			missing_floor;		/* the T1 floor conversion would apply */
+	int			prefix_floor;	/* compress: the C1 prefix floor */
 	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;
@@ -125,13 +125,13 @@ typedef struct SlimEstimate
  * slimheap cannot log tails for decoding (C3).
  */
 static int
-slim_estimate_prefix_natts(Relation rel)
+slim_estimate_prefix_floor(Relation rel)
 {
 	SlimOptions opts;
 
 	slim_read_options(RelationGetRelid(rel), &opts);
-	return slim_compress_prefix_natts(rel, NULL, &opts,
-									  slim_missing_natts(RelationGetDescr(rel)),
+	return slim_compress_prefix_floor(rel, NULL, &opts,
+									  slim_missing_floor(RelationGetDescr(rel)),
 									  RelationIsLogicallyLogged(rel) &&
 									  !slim_wal_registered());
 }
@@ -199,8 +199,8 @@ slim_estimate_row(SlimEstimate *est, HeapTupleHeader td, Size stored_len,
 		Size		len;
 
 		formed = slim_form_tuple(desc, est->values, est->isnull,
-								 slim_estimate_modes[i].mode, est->min_natts,
-								 est->prefix_natts);
+								 slim_estimate_modes[i].mode, est->missing_floor,
+								 est->prefix_floor);
 		len = formed->t_len;
 
 		/*
@@ -436,8 +436,8 @@ slim_estimate_relation(Relation rel, int64 sample_rows,
 	est.rel = rel;
 	est.desc = RelationGetDescr(rel);
 	/* the rewrite honours the table's fast defaults, as slim_relinfo.c says */
-	est.min_natts = slim_missing_natts(est.desc);
-	est.prefix_natts = slim_estimate_prefix_natts(rel);
+	est.missing_floor = slim_missing_floor(est.desc);
+	est.prefix_floor = slim_estimate_prefix_floor(rel);
 	est.checker = slim_verify_checker(rel);
 	est.snapshot = slim_inspect_snapshot();
 	est.strategy = GetAccessStrategy(BAS_BULKREAD);

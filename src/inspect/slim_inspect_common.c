@@ -104,7 +104,7 @@ slim_inspect_open(Oid relid, const char *funcname, SlimInspectTarget target)
 				 errhint("slimheap.estimate() shows what slimheap would save on it.")));
 
 	/* estimate() reads rows through heap's slots and on-page tuples */
-	if (rel->rd_tableam != GetHeapamTableAmRoutine())
+	if (rel->rd_tableam != slim_heap_routine)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot estimate \"%s\": its access method %s does not store heap tuples",

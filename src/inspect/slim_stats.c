@@ -92,13 +92,13 @@ slim_heap_layout_len(HeapTuple tuple, TupleDesc desc, Datum *values,
  * rewrite.  values/isnull hold the row, deformed.
  */
 static Size
-slim_truncate_len(TupleDesc desc, Datum *values, bool *isnull, int min_natts)
+slim_truncate_len(TupleDesc desc, Datum *values, bool *isnull, int missing_floor)
 {
 	HeapTuple	formed;
 	Size		len;
 
 	formed = slim_form_tuple(desc, values, isnull, SLIM_NULL_BITMAP_TRUNCATE,
-							 min_natts, desc->natts);
+							 missing_floor, desc->natts);
 	len = formed->t_len;
 	heap_freetuple(formed);
 	return len;
@@ -111,7 +111,7 @@ slim_truncate_len(TupleDesc desc, Datum *values, bool *isnull, int min_natts)
 typedef struct SlimStatsScan
 {
 	Relation	rel;
-	int			min_natts;		/* the T1 floor of the truncate form */
+	int			missing_floor;		/* the T1 floor of the truncate form */
 	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Datum	   *values;
 	bool	   *isnull;
@@ -165,7 +165,7 @@ slim_stats_page(SlimStatsScan *scan, SlimInspectPage *page, SlimStats *stats)
 		if (form == SLIM_ROW_TAIL)
 			stats->tail_saved_bytes +=
 				(int64) slim_truncate_len(desc, scan->values, scan->isnull,
-										  scan->min_natts) -
+										  scan->missing_floor) -
 				(int64) tuple.t_len;
 	}
 }
@@ -200,7 +200,7 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	memset(&stats, 0, sizeof(stats));
 	scan.rel = rel;
 	/* may build the relcache's slimheap info, which may wait for locks */
-	scan.min_natts = slim_get_relinfo(rel)->min_natts;
+	scan.missing_floor = slim_get_relinfo(rel)->missing_floor;
 	scan.checker = slim_verify_checker(rel);
 	scan.values = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(Datum));
 	scan.isnull = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(bool));

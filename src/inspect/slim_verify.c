@@ -78,7 +78,7 @@ verify_open_relation(Oid relid)
 				 errmsg("cannot verify \"%s\"", RelationGetRelationName(rel)),
 				 errdetail_relkind_not_supported(relkind)));
 	if (!slim_is_slimheap_relation(rel) &&
-		rel->rd_tableam != GetHeapamTableAmRoutine())
+		rel->rd_tableam != slim_heap_routine)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot verify \"%s\"", RelationGetRelationName(rel)),

@@ -89,13 +89,13 @@ slim_verify_prepare(SlimVerifyState *st, Relation rel)
 	st->positions = palloc0(Max(st->relnatts, 1) * sizeof(int16));
 	st->ordered = palloc0(Max(st->relnatts, 1) * sizeof(int16));
 
-	/* the writers' own rule (slim_tuple.c), for every stored natts */
-	st->any_missing = slim_missing_natts(tupdesc) > 0;
+	/* the writers' own rule (slim_truncate.c), for every stored natts */
+	st->any_missing = slim_missing_floor(tupdesc) > 0;
 	st->floor_below = palloc0((st->relnatts + 1) * sizeof(int));
 	if (st->any_missing)
 	{
 		for (n = 1; n <= st->relnatts; n++)
-			st->floor_below[n] = slim_missing_natts_upto(tupdesc, n);
+			st->floor_below[n] = slim_missing_floor_upto(tupdesc, n);
 	}
 }
 

@@ -1,9 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * slim_wal.c
- *	  slimheap's WAL resource manager: the record of rows re-laid in place,
- *	  and the record of a tail row inserted while logical decoding is on
- *	  (slim_wal_insert.c).
+ *	  slimheap's WAL resource manager: its registration, and the callbacks
+ *	  that hand each record to its file (slim_wal_relayout.c: rows re-laid
+ *	  in place; slim_wal_insert.c: a tail row inserted while logical
+ *	  decoding is on).  The records' layouts: slim_wal.h.
  *
  * A custom resource manager can only be registered while the library is
  * loaded through shared_preload_libraries, and a server that replays or
@@ -22,7 +23,7 @@
  * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
- *	  src/am/slim_wal.c
+ *	  src/wal/slim_wal.c
  *
  *-------------------------------------------------------------------------
  */
@@ -30,14 +31,11 @@
 
 #include "access/heapam_xlog.h"
 #include "access/xlog_internal.h"
-#include "access/xlogutils.h"
 #include "miscadmin.h"
 #include "replication/reorderbuffer.h"
 #include "replication/snapbuild.h"
-#include "storage/bufmgr.h"
 
 #include "slim_compat.h"
-#include "slim_relayout.h"
 #include "slim_wal.h"
 
 static bool slim_rmgr_registered = false;
@@ -68,65 +66,29 @@ slim_wal_registered(void)
 	return slim_rmgr_registered;
 }
 
+/* rm_redo: an insert's record has nothing to redo (heap's restores the page) */
 void
 slim_wal_redo(XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-	Buffer		buf;
 
 	if (info == XLOG_SLIM_INSERT)
 		return;
 	if (info != XLOG_SLIM_RELAYOUT)
 		elog(PANIC, "slimheap redo: unknown op code %u", info);
-
-	if (XLogReadBufferForRedoExtended(record, 0, RBM_NORMAL, true,
-									  &buf) == BLK_NEEDS_REDO)
-	{
-		Page		page = BufferGetPage(buf);
-		Size		len;
-		char	   *data = XLogRecGetBlockData(record, 0, &len);
-		char	   *end = data + len;
-		uint16		nrows;
-		int			n = 0;
-
-		memcpy(&nrows, XLogRecGetData(record), sizeof(nrows));
-		while (data < end)
-		{
-			SlimRelayoutEntry entry;
-
-			memcpy(&entry, data, sizeof(entry));
-			data += sizeof(entry);
-			if (!slim_relayout_apply(page, entry.offnum, data, entry.len))
-				elog(PANIC, "slimheap redo: could not re-lay out row at offset %u",
-					 entry.offnum);
-			data += entry.len;
-			n++;
-		}
-		if (n != nrows)
-			elog(PANIC, "slimheap redo: record holds %d rows, says %u", n, nrows);
-		PageSetLSN(page, record->EndRecPtr);
-		MarkBufferDirty(buf);
-	}
-	if (BufferIsValid(buf))
-		UnlockReleaseBuffer(buf);
+	slim_wal_redo_relayout(record);
 }
 
-/* pg_waldump and wal_debug: how many rows the record re-lays */
+/* rm_desc: pg_waldump and wal_debug */
 void
 slim_wal_desc(StringInfo buf, XLogReaderState *record)
 {
 	uint8		info = XLogRecGetInfo(record) & ~XLR_INFO_MASK;
-	uint16		nrows;
 
 	if (info == XLOG_SLIM_INSERT)
-	{
 		slim_wal_desc_insert(buf, record);
-		return;
-	}
-	if (info != XLOG_SLIM_RELAYOUT || XLogRecGetDataLen(record) < sizeof(nrows))
-		return;
-	memcpy(&nrows, XLogRecGetData(record), sizeof(nrows));
-	appendStringInfo(buf, "rows: %u", (unsigned int) nrows);
+	else if (info == XLOG_SLIM_RELAYOUT)
+		slim_wal_desc_relayout(buf, record);
 }
 
 const char *

@@ -24,7 +24,7 @@
  * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
- *	  src/am/slim_wal_insert.c
+ *	  src/wal/slim_wal_insert.c
  *
  *-------------------------------------------------------------------------
  */
@@ -36,7 +36,6 @@
 #include "replication/snapbuild.h"
 
 #include "slim_compat.h"
-#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slim_wal.h"
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * slim_tuple.c
+ * slim_truncate.c
  *	  Forming heap tuples whose NULL bitmap stops at the last stored
  *	  attribute.
  *
@@ -24,7 +24,7 @@
  * Copyright (c) 2026, slimheap contributors
  *
  * IDENTIFICATION
- *	  src/format/slim_tuple.c
+ *	  src/format/slim_truncate.c
  *
  *-------------------------------------------------------------------------
  */
@@ -110,31 +110,6 @@ slim_last_value(HeapTupleHeader td)
 }
 
 /*
- * Is any of the first natts attributes of a stored tuple NULL?
- */
-static bool
-slim_has_null(HeapTupleHeader td, int natts)
-{
-	int			i;
-
-	if (!(td->t_infomask & HEAP_HASNULL))
-		return false;
-	for (i = 0; i < natts / 8; i++)
-	{
-		if (td->t_bits[i] != 0xFF)
-			return true;
-	}
-	if (natts % 8 != 0)
-	{
-		uint8		mask = (1 << (natts % 8)) - 1;
-
-		if ((td->t_bits[natts / 8] & mask) != mask)
-			return true;
-	}
-	return false;
-}
-
-/*
  * The header a tuple with src's data and natts attributes has: its t_hoff,
  * and whether it has a bitmap.  Attributes past src's own natts are NULL.
  */
@@ -143,7 +118,7 @@ slim_reshaped_hoff(HeapTupleHeader src, int natts, bool *hasnull)
 {
 	int			src_natts = HeapTupleHeaderGetNatts(src);
 
-	*hasnull = natts > src_natts || slim_has_null(src, natts);
+	*hasnull = natts > src_natts || slim_header_has_null(src, natts);
 	return MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 					(*hasnull ? BITMAPLEN(natts) : 0));
 }
@@ -261,7 +236,7 @@ slim_reshape_tuple(HeapTuple source, int natts, TupleDesc tupdesc)
 
 /*
  * Give a stored tuple the header a new row of a table with desc_natts
- * attributes gets in this mode: trailing NULLs left out down to min_natts
+ * attributes gets in this mode: trailing NULLs left out down to missing_floor
  * (truncate), or every attribute (full).  The attributes past the source's
  * own natts must be NULL, not fast defaults.
  *
@@ -270,7 +245,7 @@ slim_reshape_tuple(HeapTuple source, int natts, TupleDesc tupdesc)
  */
 HeapTuple
 slim_refit_tuple(HeapTuple source, TupleDesc tupdesc, SlimNullBitmap mode,
-				 int min_natts)
+				 int missing_floor)
 {
 	HeapTupleHeader src = source->t_data;
 	int			src_natts = HeapTupleHeaderGetNatts(src);
@@ -280,7 +255,7 @@ slim_refit_tuple(HeapTuple source, TupleDesc tupdesc, SlimNullBitmap mode,
 	if (mode == SLIM_NULL_BITMAP_FULL || src_natts > desc_natts)
 		natts = Max(desc_natts, src_natts);
 	else
-		natts = Max(slim_last_value(src), Min(min_natts, desc_natts));
+		natts = Max(slim_last_value(src), Min(missing_floor, desc_natts));
 
 	if (natts < desc_natts)
 	{
