@@ -3,9 +3,12 @@
 #
 # The house of src/ (src/README.md): every C file of a layer folder
 # includes only the project headers of its own layer and of the layers
-# below it, and every section of a header ("/* slim_x.c ... */") declares
-# only functions that slim_x.c defines.  Reads the sources; starts no
-# server.
+# below it; every section of a header ("/* slim_x.c ... */") declares
+# only functions that slim_x.c defines; no C files call each other in a
+# circle, counting the calls made through a header's inline functions as
+# the caller's, and no headers include each other in one; every file of a
+# layer folder is named in its README.md, and every header in
+# src/README.md.  Reads the sources; starts no server.
 
 use strict;
 use warnings;
@@ -18,9 +21,10 @@ my $root = $ENV{TESTDIR} // '.';
 
 # the layers, from the top down, and what each may use
 my %may_use = (
-	inspect => [qw(inspect am options format)],
-	am => [qw(am options format)],
+	inspect => [qw(inspect am options wal format)],
+	am => [qw(am options wal format)],
 	options => [qw(options format)],
+	wal => [qw(wal format)],
 	format => [qw(format)],);
 
 # the layer each project header belongs to (slim_compat.h: every layer)
@@ -29,12 +33,14 @@ my %header_layer = (
 	'slim_verify.h' => 'inspect',
 	'slim_page_check.h' => 'inspect',
 	'slimheap.h' => 'am',
+	'slim_am.h' => 'am',
 	'slim_slot.h' => 'am',
 	'slim_index.h' => 'am',
 	'slim_relayout.h' => 'am',
-	'slim_wal.h' => 'am',
+	'slim_wal.h' => 'wal',
 	'slim_options.h' => 'options',
 	'slim_format.h' => 'format',
+	'slim_layout.h' => 'format',
 	'slim_tail.h' => 'format',
 	'slim_compat.h' => undef,);
 
@@ -78,7 +84,7 @@ my @sources = sort glob("$root/src/*/*.c");
 ok(@sources > 20, 'the sources are in layer folders');
 is_deeply([ glob("$root/src/*.c") ], [], 'no C file outside a layer folder');
 
-my %defined_in;
+my (%defined_in, %defined_in_path);
 foreach my $c (@sources)
 {
 	my $layer = basename(dirname($c));
@@ -99,7 +105,11 @@ foreach my $c (@sources)
 
 	# definitions: a name at the start of a line followed by "("
 	my $text = slurp($c);
-	$defined_in{$1} = basename($c) while $text =~ /^([a-z_][a-z0-9_]*)\(/mg;
+	while ($text =~ /^([a-z_][a-z0-9_]*)\(/mg)
+	{
+		$defined_in{$1} = basename($c);
+		$defined_in_path{$1} = $c;
+	}
 }
 
 # header sections: "/* slim_x.c" or "/* slim_x.c, slim_y.c" comment lines
@@ -124,5 +134,103 @@ foreach my $h (sort glob("$root/include/*.h"))
 	}
 	is(join('; ', @wrong), '', basename($h) . ': every section names the file that defines its functions');
 }
+
+# code only: comments and string literals blanked
+sub code_of
+{
+	my $text = shift;
+	$text =~ s{/\*.*?\*/}{ }gs;
+	$text =~ s{"(?:[^"\\\n]|\\.)*"}{""}g;
+	return $text;
+}
+
+# the names a piece of code calls (an identifier before "(")
+sub called_names
+{
+	my %seen;
+	my $code = shift;
+	$seen{$1} = 1 while $code =~ /\b([a-z_][a-z0-9_]*)\s*\(/g;
+	return keys %seen;
+}
+
+# the inline functions of the headers, with what each calls
+my %inline_calls;
+foreach my $h (glob("$root/include/*.h"))
+{
+	my $code = code_of(slurp($h));
+	while ($code =~ /^static\s+(?:inline|pg_attribute_always_inline)[^\n]*\n(?:[^\n]*\n)??([a-z_][a-z0-9_]*)\([^{]*?\)\s*\{(.*?)\n\}/msg)
+	{
+		$inline_calls{$1} = [ called_names($2) ];
+	}
+}
+
+# the C files a name leads to: its definition, or through an inline's calls
+sub callees
+{
+	my ($name, $seen) = @_;
+	return () if $seen->{$name}++;
+	return ($defined_in_path{$name}) if exists $defined_in_path{$name};
+	return map { callees($_, $seen) } @{ $inline_calls{$name} // [] };
+}
+
+my %calls;
+foreach my $c (@sources)
+{
+	my %to;
+	foreach my $name (called_names(code_of(slurp($c))))
+	{
+		$to{$_} = 1 foreach grep { $_ ne $c } callees($name, {});
+	}
+	$calls{$c} = [ sort keys %to ];
+}
+
+# the first circle in a graph (node => [nodes]), as "a -> b -> a"; '' if none
+sub find_circle
+{
+	my $graph = shift;
+	my (%state, @path);
+	my $visit;
+	$visit = sub {
+		my $n = shift;
+		$state{$n} = 1;
+		push @path, $n;
+		foreach my $m (@{ $graph->{$n} // [] })
+		{
+			if (($state{$m} // 0) == 1)
+			{
+				my ($at) = grep { $path[$_] eq $m } 0 .. $#path;
+				return join(' -> ', map { s{^\Q$root\E/}{}r } @path[ $at .. $#path ], $m);
+			}
+			next if $state{$m};
+			my $found = $visit->($m);
+			return $found if $found;
+		}
+		pop @path;
+		$state{$n} = 2;
+		return '';
+	};
+	foreach my $n (sort keys %$graph)
+	{
+		next if $state{$n};
+		my $found = $visit->($n);
+		return $found if $found;
+	}
+	return '';
+}
+
+is(find_circle(\%calls), '', 'no C files call each other in a circle (inline functions count as their callers\' calls)');
+my %include_graph = map { ("$root/include/$_" => [ map { "$root/include/$_" } grep { exists $header_layer{$_} } @{ $header_uses{$_} } ]) } keys %header_uses;
+is(find_circle(\%include_graph), '', 'no headers include each other in a circle');
+
+# every file is named in its folder's README, every header in src/README.md
+foreach my $dir (sort glob("$root/src/*/"))
+{
+	my $readme = slurp("${dir}README.md");
+	my @missing = grep { index($readme, "`" . basename($_) . "`") < 0 } sort glob("${dir}*.c");
+	is("@missing", '', 'src/' . basename($dir) . '/README.md names every file of its folder');
+}
+my $top_readme = slurp("$root/src/README.md");
+my @unnamed = grep { index($top_readme, "`$_`") < 0 } sort map { basename($_) } glob("$root/include/*.h");
+is("@unnamed", '', 'src/README.md names every header');
 
 done_testing();
