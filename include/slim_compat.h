@@ -102,7 +102,7 @@ slim_tuple_set_datum(HeapTupleHeader td, TupleDesc tupdesc, uint32 len)
  * extends a relation in bulk for a load with a bulk-insert state (COPY,
  * CREATE TABLE AS): each extension at least as large as all earlier ones of
  * the load together, up to 64 pages, so a load ends with up to 63 pages
- * extended and never used (issue 16, docs/versions.md).  slimheap's files
+ * extended and never used (docs/versions.md).  slimheap's files
  * are smaller, so that tail weighs more on them; forgetting what the load
  * extended so far makes each extension what the rows at hand need (more
  * waiters on the extension lock still make it larger).  15 extends a page
