@@ -5,8 +5,11 @@
 # includes only the project headers of its own layer and of the layers
 # below it; every section of a header ("/* slim_x.c ... */") declares
 # only functions that slim_x.c defines; no C files call each other in a
-# circle, counting the calls made through a header's inline functions as
-# the caller's, and no headers include each other in one; every file of a
+# circle, counting the calls made through a header's inline functions and
+# function-like macros as the caller's, and every call goes to a file of
+# the caller's layer or of one below it; no headers include each other in
+# a circle (calls through function pointers, the routine's among them, are
+# not seen); every file of a
 # layer folder is named in its README.md, and every header in
 # src/README.md.  Reads the sources; starts no server.
 
@@ -149,18 +152,49 @@ sub called_names
 {
 	my %seen;
 	my $code = shift;
-	$seen{$1} = 1 while $code =~ /\b([a-z_][a-z0-9_]*)\s*\(/g;
+	$seen{$1} = 1 while $code =~ /\b([A-Za-z_][A-Za-z0-9_]*)\s*\(/g;
 	return keys %seen;
 }
 
-# the inline functions of the headers, with what each calls
+# the inline functions and function-like macros of the headers, with what
+# each calls: a call of one counts as the caller's call of those
 my %inline_calls;
+
+# the text of the block that starts at the "{" at $pos of $code
+sub block_at
+{
+	my ($code, $pos) = @_;
+	my $depth = 0;
+	for (my $i = $pos; $i < length($code); $i++)
+	{
+		my $ch = substr($code, $i, 1);
+		$depth++ if $ch eq '{';
+		$depth-- if $ch eq '}';
+		return substr($code, $pos, $i - $pos + 1) if $depth == 0;
+	}
+	return substr($code, $pos);
+}
+
 foreach my $h (glob("$root/include/*.h"))
 {
 	my $code = code_of(slurp($h));
-	while ($code =~ /^static\s+(?:inline|pg_attribute_always_inline)[^\n]*\n(?:[^\n]*\n)??([a-z_][a-z0-9_]*)\([^{]*?\)\s*\{(.*?)\n\}/msg)
+
+	# static inline (or pg_attribute_always_inline) functions, however laid
+	# out: the name is the identifier before the first "(" after "static"
+	while ($code =~ /\bstatic\s+(?:inline|pg_attribute_always_inline)\b[^;{(]*?\b([a-z_][a-z0-9_]*)\s*\([^;{]*?\)\s*\{/gs)
 	{
-		$inline_calls{$1} = [ called_names($2) ];
+		my $name = $1;
+		my $open = $+[0] - 1;
+		$inline_calls{$name} = [ grep { $_ ne $name } called_names(block_at($code, $open)) ];
+		pos($code) = $open + 1;
+	}
+
+	# function-like macros, continuation lines joined
+	(my $joined = $code) =~ s/\\\n/ /g;
+	while ($joined =~ /^\s*#\s*define\s+([A-Za-z_][A-Za-z0-9_]*)\(([^)]*)\)(.*)$/mg)
+	{
+		my ($name, $body) = ($1, $3);
+		$inline_calls{$name} = [ grep { $_ ne $name } called_names($body) ];
 	}
 }
 
@@ -216,6 +250,15 @@ sub find_circle
 		return $found if $found;
 	}
 	return '';
+}
+
+# calls go down the layers too, as includes do
+foreach my $c (@sources)
+{
+	my $layer = basename(dirname($c));
+	my @wrong = map { s{^\Q$root\E/}{}r }
+	  grep { my $to = basename(dirname($_)); !grep { $_ eq $to } @{ $may_use{$layer} } } @{ $calls{$c} };
+	is("@wrong", '', 'src/' . "$layer/" . basename($c) . " calls nothing of a layer above ($layer)");
 }
 
 is(find_circle(\%calls), '', 'no C files call each other in a circle (inline functions count as their callers\' calls)');

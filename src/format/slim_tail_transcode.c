@@ -70,7 +70,8 @@ typedef struct SlimTailVarlena
  * bytes without deforming it: its bitmap gives the map, its values are
  * copied.  NULL when no tail may be made of it, the tail is not shorter,
  * or no NULL comes before the last value (C2, C4: the former keeps such a
- * row in the truncate form too); prefix_natts is the caller's C1 floor.
+ * row in the truncate form too); prefix_natts is the new row's K, which
+ * the caller takes from its floors (docs/format.md, "Names").
  *
  * The tail stores its fixed-length values by group, each group from a
  * start aligned to it: so each is laid out once, as it is met, in its
