@@ -149,8 +149,7 @@ SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '0 s
 -- the default, 10 s, says nothing on a short run; NULL never does
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress']);
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], NULL);
--- an interval past what microseconds hold means never too, not "at once";
--- a negative one means at once
+-- an interval past what microseconds hold means never too, not "at once"
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '1000000 years');
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
                                      '178000000 years 100 days');
@@ -160,8 +159,12 @@ SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
 SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'],
   (CASE WHEN current_setting('server_version_num')::int >= 170000
         THEN 'infinity' ELSE '1000000 years' END)::interval);
-SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '-1000000 years');
 \set VERBOSITY default
+-- a negative interval or byte count is refused, not taken as "at once" or
+-- "every table": the hints say what to pass instead
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '-1000000 years');
+SELECT count(*) FROM slimheap.advise(0, 100, ARRAY['slim_advise_progress'], '-1 s');
+SELECT count(*) FROM slimheap.advise(-1, 100, ARRAY['slim_advise_progress']);
 
 -- who may run it: superusers and pg_stat_scan_tables, like estimate()
 SELECT p.proname, r.rolname

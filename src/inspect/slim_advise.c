@@ -299,7 +299,8 @@ slim_advise_put(ReturnSetInfo *rsinfo, const SlimAdvice *a)
 /*
  * Microseconds of the progress_after interval: a threshold for the time
  * since the start, so a value past what int64 holds, or an infinite one
- * (PostgreSQL 17 and later), means "never", and a negative one "at once".
+ * (PostgreSQL 17 and later), means "never"; a negative one is below zero
+ * (the caller refuses it).
  */
 static int64
 slim_progress_usecs(const Interval *iv)
@@ -339,6 +340,17 @@ slimheap_advise(PG_FUNCTION_ARGS)
 	int			nadvice = 0;
 	int			denied = 0;
 	int			t;
+
+	if (min_saved < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("min_saved_bytes must not be negative"),
+				 errhint("Pass 0 to list every table, also those that would save nothing.")));
+	if (progress_after < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("progress_after must not be negative"),
+				 errhint("Pass '0 s' for a notice before every table, or NULL for none.")));
 
 	InitMaterializedSRF(fcinfo, 0);
 	relids = slim_advise_list_tables(PG_GETARG_DATUM(2), PG_ARGISNULL(2),

@@ -295,8 +295,18 @@ slim_option_entry(const DefElem *def, bool is_reset)
 		return psprintf(SLIM_OPTION_PREFIX "%s", option->name);
 	}
 
-	/* a bare name means "true", as for core's options */
-	spelled = def->arg != NULL ? defGetString((DefElem *) def) : "true";
+	/*
+	 * A bare name means "true" for core's options; no slimheap option is a
+	 * boolean, so it names no value at all, which is what to say.
+	 */
+	if (def->arg == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("slimheap option \"%s\" requires a value", option->name),
+				 errdetail("Valid values are %s.", slim_valid_values(option)),
+				 errhint("Write it as %s%s = <value>.", SLIM_OPTION_PREFIX,
+						 option->name)));
+	spelled = defGetString((DefElem *) def);
 	if (!slim_find_value(option, spelled, &value, &canonical))
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
