@@ -18,11 +18,12 @@ PGFILEDESC = "slimheap - heap with truncated NULL bitmaps"
 
 PG_CPPFLAGS = -I$(srcdir)/include
 
-# tests: every file of sql/ and specs/, and the TAP tests of t/
+# tests: every file of sql/ and specs/, and the TAP tests of t/; the
+# servers of sql/ and specs/ run with sql/slimheap.conf (the preload)
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --temp-config=$(srcdir)/test/slimheap.conf
+REGRESS_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
 ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
-ISOLATION_OPTS = --temp-config=$(srcdir)/test/slimheap.conf
+ISOLATION_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
 TAP_TESTS = 1
 
 # Which PostgreSQL to build against (README.md, docs/versions.md):

@@ -255,8 +255,8 @@ as_pg "$BINDIR/initdb" -D "$PGDATA_MAIN" -U postgres -A trust --no-sync \
 	echo "unix_socket_directories = '$SOCK'"
 	echo "fsync = off"
 	echo "max_prepared_transactions = 10"
-	echo "# test/slimheap.conf"
-	cat test/slimheap.conf
+	echo "# sql/slimheap.conf"
+	cat sql/slimheap.conf
 } >>"$PGDATA_MAIN/postgresql.conf"
 as_pg "$BINDIR/pg_ctl" -D "$PGDATA_MAIN" -l "$WORK/server.log" -w -t 120 start >/dev/null ||
 	{ cat "$WORK/server.log"; fatal "the test cluster did not start"; }
