@@ -140,18 +140,18 @@ dist:
 		-o slimheap-$(SLIM_VERSION).tar.gz HEAD
 	@echo "slimheap-$(SLIM_VERSION).tar.gz"
 
-# reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
+# reliability: the differential fuzzer against heap (t/fuzz/, docs/reliability.md)
 #   make fuzz SEED=1 STEPS=200
 SEED ?= 1
 STEPS ?= 200
 .PHONY: fuzz
 ifdef SLIM_IN_ROOT
 fuzz:
-	$(SLIM_ROOT_RUN) sh -c 'make -s install && bash fuzz/run-fuzz.sh "$$0" "$$1"' '$(SEED)' '$(STEPS)'
+	$(SLIM_ROOT_RUN) sh -c 'make -s install && bash t/fuzz/run-fuzz.sh "$$0" "$$1"' '$(SEED)' '$(STEPS)'
 else
 fuzz: setup
 	$(PG_CONFIG_SH) $(MAKE) install PG_CONFIG=$$PG_CONFIG && \
-		bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
+		bash t/fuzz/run-fuzz.sh $(SEED) $(STEPS)
 endif
 
 # instruction counts of slimheap against heap (callgrind, single-user

@@ -19,7 +19,7 @@ use warnings;
 
 use FindBin;
 use lib $FindBin::RealBin;
-use lib "$FindBin::RealBin/../fuzz";
+use lib "$FindBin::RealBin/fuzz";
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
