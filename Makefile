@@ -18,13 +18,16 @@ PGFILEDESC = "slimheap - heap with truncated NULL bitmaps"
 
 PG_CPPFLAGS = -I$(srcdir)/include
 
-# tests: every file of sql/ and specs/, and the TAP tests of t/; the
-# servers of sql/ and specs/ run with sql/slimheap.conf (the preload)
+# tests: every file of sql/ and specs/, whose servers run with
+# sql/slimheap.conf (the preload), and the TAP tests below
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
 REGRESS_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
 ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
 ISOLATION_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
+# TAP: t/*.pl, then the benchmark tooling's own tests, bench/t/*.pl
+# (scripts/run-tests.sh runs this list, and t/citus/*.pl where Citus runs)
 TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard t/*.pl)) $(sort $(wildcard bench/t/*.pl))
 
 # Which PostgreSQL to build against (README.md, docs/versions.md):
 #   PG=15 (the default): Debian's packages, /usr/lib/postgresql/15
