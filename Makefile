@@ -18,12 +18,16 @@ PGFILEDESC = "slimheap - heap with truncated NULL bitmaps"
 
 PG_CPPFLAGS = -I$(srcdir)/include
 
-# tests: every file of sql/ and specs/, and the TAP tests of t/
+# tests: every file of sql/ and specs/, whose servers run with
+# sql/slimheap.conf (the preload), and the TAP tests below
 REGRESS = $(patsubst sql/%.sql,%,$(sort $(wildcard sql/*.sql)))
-REGRESS_OPTS = --temp-config=$(srcdir)/test/slimheap.conf
+REGRESS_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
 ISOLATION = $(patsubst specs/%.spec,%,$(sort $(wildcard specs/*.spec)))
-ISOLATION_OPTS = --temp-config=$(srcdir)/test/slimheap.conf
+ISOLATION_OPTS = --temp-config=$(srcdir)/sql/slimheap.conf
+# TAP: t/*.pl, then the benchmark tooling's own tests, bench/t/*.pl
+# (scripts/run-tests.sh runs this list, and t/citus/*.pl where Citus runs)
 TAP_TESTS = 1
+PROVE_TESTS = $(sort $(wildcard t/*.pl)) $(sort $(wildcard bench/t/*.pl))
 
 # Which PostgreSQL to build against (README.md, docs/versions.md):
 #   PG=15 (the default): Debian's packages, /usr/lib/postgresql/15
@@ -139,18 +143,18 @@ dist:
 		-o slimheap-$(SLIM_VERSION).tar.gz HEAD
 	@echo "slimheap-$(SLIM_VERSION).tar.gz"
 
-# reliability: the differential fuzzer against heap (fuzz/, docs/reliability.md)
+# reliability: the differential fuzzer against heap (t/fuzz/, docs/reliability.md)
 #   make fuzz SEED=1 STEPS=200
 SEED ?= 1
 STEPS ?= 200
 .PHONY: fuzz
 ifdef SLIM_IN_ROOT
 fuzz:
-	$(SLIM_ROOT_RUN) sh -c 'make -s install && bash fuzz/run-fuzz.sh "$$0" "$$1"' '$(SEED)' '$(STEPS)'
+	$(SLIM_ROOT_RUN) sh -c 'make -s install && bash t/fuzz/run-fuzz.sh "$$0" "$$1"' '$(SEED)' '$(STEPS)'
 else
 fuzz: setup
 	$(PG_CONFIG_SH) $(MAKE) install PG_CONFIG=$$PG_CONFIG && \
-		bash fuzz/run-fuzz.sh $(SEED) $(STEPS)
+		bash t/fuzz/run-fuzz.sh $(SEED) $(STEPS)
 endif
 
 # instruction counts of slimheap against heap (callgrind, single-user

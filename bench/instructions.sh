@@ -351,7 +351,7 @@ for i in $(seq $SCANS); do echo 'SELECT count(*) FROM w1;'; done >"$SQL/w1_read.
 # whose form does not change): once for W1, as often as the scans for W4/W5
 echo 'VACUUM FULL w1;' >"$SQL/w1_read.vacuumfull"
 
-# the reads of issue 23 (bench/run.sh): count(cN) at these positions, a
+# the reads by column position (bench/run.sh): count(cN) at these positions, a
 # two-column filter, a lookup of three columns, count(*); on the jsonb twin
 # the same reads of its keys
 READ_POSITIONS="2 200 403 600 800"

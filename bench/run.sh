@@ -14,7 +14,7 @@
 # (also printed), latest.csv (median, min, max and ratio per figure),
 # w3.png and w10.png from those two, whatever git says about the checkout.
 # W4 and W5 also run on their jsonb twin (W10: (id, doc jsonb), the same
-# rows), with the reads by column position of issue 23.
+# rows), with the reads by column position.
 # `bench/run.sh --report-only RESULTS_DIR` runs only that report step.
 # Benchmarks are not tests: nothing here asserts a timing.
 #
@@ -434,7 +434,7 @@ w3_round() {
 }
 
 # --- W4, W5, W9: 800 mixed columns; rows copied from a prepared source -------
-# The reads of W4 and W5 by column position (issue 23; c2 float8, c200 text,
+# The reads of W4 and W5 by column position (c2 float8, c200 text,
 # c403 bool, c600 and c800 text), and the two columns of the filter
 READ_POSITIONS="2 200 403 600 800"
 
@@ -503,7 +503,7 @@ mixed_round() {
 	done
 }
 
-# index_round WORKLOAD SOURCE ROWS VARIANT TABLE: index builds (issue 20):
+# index_round WORKLOAD SOURCE ROWS VARIANT TABLE: index builds:
 # a second index on the key of the loaded table (no row keeps it in a
 # tail), and the primary key of a copy loaded without it (compress rows
 # keep id in their tails: the build moves them)
@@ -540,7 +540,7 @@ index_round() {
 # rewrite_round WORKLOAD SOURCE ROWS VARIANT TABLE: a table rewrite of the
 # same rows, with its primary key: heap's VACUUM FULL of its table, and for
 # the slimheap variants SET ACCESS METHOD slimheap of a heap copy into
-# their mode (rows formed once, issue 21); then "VACUUM FULL" of each
+# their mode (rows formed once); then "VACUUM FULL" of each
 # table as it is, like for like (PostgreSQL 19's heap and slimheap copy
 # the rows whose form does not change)
 rewrite_round() {
@@ -569,7 +569,7 @@ w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w9_round() { mixed_round W9 w9_src $W9_ROWS heap slimheap; }
 
-# --- W4 under wal_level = logical (issue 41) ---------------------------------
+# --- W4 under wal_level = logical --------------------------------------------
 # The WAL a W4 load writes while logical decoding is on, on a second server
 # started with wal_level = logical (the first runs with replica, as every
 # other figure here): heap; slimheap's truncate form, which is what

@@ -260,9 +260,9 @@ if (grep { $_ eq 'compress' } @others)
 	push @md, '';
 }
 
-# W10: W4 and W5 beside their jsonb twin, the reads of issue 23 by column
-# position; "of count(*)": the scan against count(*) of the same table,
-# the floor of any scan of it
+# W10: W4 and W5 beside their jsonb twin, the reads by column position;
+# "of count(*)": the scan against count(*) of the same table, the floor of
+# any scan of it
 if (grep { $_ eq 'jsonb' } @others)
 {
 	push @md, '## compress against jsonb (W4, W5: W10)', '';

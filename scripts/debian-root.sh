@@ -96,7 +96,7 @@ INNER_PG_CONFIG=/usr/lib/postgresql/$MAJOR/bin/pg_config
 # where the checkout appears inside the root
 INNER_TREE=/slimheap
 # the server and its PGXS headers, IPC::Run for the TAP tests, a compiler,
-# git (t/040_bench_report.pl, the benchmark's report) and gnuplot (the
+# git (bench/t/040_bench_report.pl, the benchmark's report) and gnuplot (the
 # benchmark's chart), and what Citus's build needs for t/citus/: the
 # libraries scripts/citus-build.sh installs on the host, ICU's headers
 # (Debian 13's utils/pg_locale.h includes unicode/ucol.h), and pg_repack and

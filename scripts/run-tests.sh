@@ -10,8 +10,9 @@
 #   1. pg_regress over sql/*.sql (the Makefile's REGRESS and REGRESS_OPTS)
 #   2. the same suite again with JIT forced on for every query
 #   3. pg_isolation_regress over specs/*.spec (ISOLATION, ISOLATION_OPTS)
-#   4. the TAP tests t/*.pl with prove (they start their own nodes), and
-#      on PostgreSQL 16 and later t/citus/*.pl too (Citus first, below)
+#   4. the TAP tests with prove (they start their own nodes): t/*.pl and
+#      the benchmark tooling's bench/t/*.pl (the Makefile's PROVE_TESTS),
+#      and on PostgreSQL 16 and later t/citus/*.pl too (Citus first, below)
 #
 # What is counted in the closing "N passed, N failed" line: one per test
 # file per run, i.e. each sql/ test once per regression run (so twice), each
@@ -217,7 +218,7 @@ REGRESS=$(make_var REGRESS)
 REGRESS_OPTS=$(make_var REGRESS_OPTS)
 ISOLATION=$(make_var ISOLATION)
 ISOLATION_OPTS=$(make_var ISOLATION_OPTS)
-TAP_FILES=$(ls t/*.pl 2>/dev/null | sort)
+TAP_FILES=$(make_var PROVE_TESTS)
 if [ -n "$CITUS_TAP" ]; then
 	TAP_FILES="$TAP_FILES $(ls t/citus/*.pl 2>/dev/null | sort)"
 fi
@@ -255,8 +256,8 @@ as_pg "$BINDIR/initdb" -D "$PGDATA_MAIN" -U postgres -A trust --no-sync \
 	echo "unix_socket_directories = '$SOCK'"
 	echo "fsync = off"
 	echo "max_prepared_transactions = 10"
-	echo "# test/slimheap.conf"
-	cat test/slimheap.conf
+	echo "# sql/slimheap.conf"
+	cat sql/slimheap.conf
 } >>"$PGDATA_MAIN/postgresql.conf"
 as_pg "$BINDIR/pg_ctl" -D "$PGDATA_MAIN" -l "$WORK/server.log" -w -t 120 start >/dev/null ||
 	{ cat "$WORK/server.log"; fatal "the test cluster did not start"; }
@@ -362,11 +363,11 @@ fi
 # The main cluster is not needed any more; free its memory for the TAP nodes.
 as_pg "$BINDIR/pg_ctl" -D "$PGDATA_MAIN" -m fast -w stop >/dev/null
 
-note "TAP tests (t/)"
+note "TAP tests (t/, bench/t/)"
 if [ -n "$INSTALLED" ]; then
 	echo "left out of an installcheck"
 elif [ -z "$TAP_FILES" ]; then
-	echo "no t/*.pl files: this part has no tests"
+	echo "no t/*.pl or bench/t/*.pl files: this part has no tests"
 	record "tap" 0 0 "no tests"
 else
 	ntap=$(wc -w <<<"$TAP_FILES")
@@ -380,7 +381,7 @@ else
 		prove -I "$PG_PERL_LIB" -I "$TREE/t" $TAP_FILES 2>&1 | tee "$WORK/prove.out"
 	rc=${PIPESTATUS[0]}
 	# prove lists each failing script in its "Test Summary Report"
-	failed_files=$(grep -cE '^t/[^ ]+\.pl +\(Wstat:' "$WORK/prove.out")
+	failed_files=$(grep -cE '^[^ ]*t/[^ ]+\.pl +\(Wstat:' "$WORK/prove.out")
 	if [ "$rc" != 0 ] && [ "$failed_files" = 0 ]; then
 		failed_files=$ntap
 	fi

@@ -5,8 +5,8 @@
 #
 # What is needed: the PostgreSQL 15 server, its headers for PGXS, IPC::Run
 # for the TAP tests, gnuplot for the benchmark charts, git (the report
-# of the benchmark names the revision; t/040_bench_report.pl makes scratch
-# checkouts), and pg_repack and pg_partman, which t/060 and t/061 run on
+# of the benchmark names the revision; bench/t/040_bench_report.pl makes
+# scratch checkouts), and pg_repack and pg_partman, which t/060 and t/061 run on
 # slimheap tables (docs/tools.md).  Server and headers
 # must be the same minor version (the extension is built against the headers
 # and loaded by the server), so everything is installed by one apt-get call:

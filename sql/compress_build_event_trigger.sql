@@ -1,6 +1,6 @@
 --
 -- An index build on a compress table leaves no row for the statement's own
--- code to meet half done (issue 39, item 2).  Rows that keep the indexed
+-- code to meet half done.  Rows that keep the indexed
 -- column c50 in their tails are stored again with it in their prefix
 -- before the index build's scan, so when a ddl_command_end event trigger
 -- of the CREATE INDEX updates one of them (SET c50 = NULL), heap_update()

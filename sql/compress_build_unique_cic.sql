@@ -1,7 +1,7 @@
 --
 -- A unique CREATE INDEX CONCURRENTLY on a compress table whose duplicates
--- hide in compressed tails fails as heap's does (issue 39, item 3): in its
--- build, with "could not create unique index", leaving an index neither
+-- hide in compressed tails fails as heap's does: in its build, with
+-- "could not create unique index", leaving an index neither
 -- valid nor ready for inserts (so it enforces nothing), and no row stored
 -- again: the moves of the failed build go with its transaction.  A unique
 -- build without duplicates succeeds and leaves no row hiding its column.

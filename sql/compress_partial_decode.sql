@@ -1,5 +1,5 @@
 --
--- Partial decoding of compressed tails (issue 23, docs/slot.md): the
+-- Partial decoding of compressed tails (docs/slot.md): the
 -- slot's getsomeattrs(n) decodes a tail only as far as attribute n, and a
 -- later call for more attributes of the same row continues from there.
 -- Each query asks for a column in the middle of the tail first (a qual, a

@@ -463,7 +463,7 @@ BEGIN
 END
 $$;
 
--- UPDATE whose old row has an external value (issue 27).  heap_update()
+-- UPDATE whose old row has an external value.  heap_update()
 -- runs the toaster on the new row, which with toast_tuple_target = 128
 -- moves p out of line and so forms the row anew (with the default target
 -- it would leave a row that small alone): the new row must not have a

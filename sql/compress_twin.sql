@@ -9,9 +9,9 @@
 --
 -- "has_tails" lines show that the compress twin really stores tail rows
 -- (t_infomask2 & 0x0800); without them the comparisons would prove
--- nothing about the tail.  The file is self-contained (it runs before
--- twin_00_setup), and also passes with jit_above_cost = 0 (run-tests.sh
--- reruns every sql/ file so; the last section forces JIT here as well).
+-- nothing about the tail.  The file uses none of 00_setup's helpers, and
+-- also passes with jit_above_cost = 0 (run-tests.sh reruns every sql/
+-- file so; the last section forces JIT here as well).
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS slimheap;

@@ -1,5 +1,5 @@
 --
--- COPY fills a slimheap table's pages as INSERT does (issue 16).  From
+-- COPY fills a slimheap table's pages as INSERT does.  From
 -- PostgreSQL 16 on, a load with a bulk-insert state extends the file in
 -- growing steps of up to 64 pages and may leave the last ones empty; slimheap
 -- extends by what its rows need.  The same 10,000 rows (100 int4 columns,

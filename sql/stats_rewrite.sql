@@ -1,6 +1,6 @@
 --
--- What a review of ANALYZE, rewrites and slot set-up found (issue 21), and
--- whole-row index expressions (issue 20):
+-- ANALYZE, rewrites and slot set-up on slimheap tables, and whole-row
+-- index expressions on compress tables:
 --  1. copies of rows formed from values keep the row's address, so ANALYZE
 --     sorts its sample and pg_stats.correlation is heap's;
 --  2. VACUUM FULL after ADD COLUMN ... DEFAULT keeps compress tails (the

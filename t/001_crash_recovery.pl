@@ -13,7 +13,7 @@
 # tables, and the recovered rows are still stored in the truncate form.
 #
 # A third twin of each table, wide_comp and narrow_comp, is a slimheap
-# table in slimheap.null_bitmap = compress mode (issue 10): the updates
+# table in slimheap.null_bitmap = compress mode: the updates
 # that set c95 or clear c1 leave NULLs before the last value, and those
 # rows are stored with a compressed tail.  After recovery they hold the
 # same rows, the tail rows are still there, and verify() finds nothing

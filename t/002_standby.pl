@@ -10,7 +10,7 @@
 # DDL on the standby gets core's read-only error.
 #
 # A third twin of each table (wide_compress, narrow_compress) is in
-# slimheap.null_bitmap = compress mode (issue 10), its first 10 columns
+# slimheap.null_bitmap = compress mode, its first 10 columns
 # kept in the prefix (slimheap.prefix_columns) so that c5 can be indexed:
 # the updates that set c80 or clear c2 and c30 leave NULLs before the last
 # value, and those rows are stored with a compressed tail.  The standby

@@ -2,7 +2,7 @@
 # Copyright (c) slimheap contributors
 #
 # scripts/pg-build.sh, driven on a stand-in source tree instead of
-# PostgreSQL's (seconds, not a quarter of an hour; issue 29):
+# PostgreSQL's (seconds, not a quarter of an hour):
 #
 # - it runs PostgreSQL's make in a clean make environment: the stand-in's
 #   top-level make, like PostgreSQL's, generates its headers only at make

@@ -2,7 +2,7 @@
 # Copyright (c) slimheap contributors
 #
 # compress tables with keys and indexes of every kind survive pg_dump and
-# restore (issue 20).  pg_dump writes the data before the keys and indexes,
+# restore.  pg_dump writes the data before the keys and indexes,
 # so the restore loads rows whose tails hold the key columns and then
 # builds every index on them: each build stores the rows again with the
 # columns in their prefix.  Checked for pg_restore of the custom format,

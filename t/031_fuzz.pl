@@ -1,5 +1,5 @@
 #
-# The differential fuzzer (fuzz/SlimFuzz.pm) at a size that keeps the test
+# The differential fuzzer (t/fuzz/SlimFuzz.pm) at a size that keeps the test
 # suite short: a few fixed seeds, each a series of random schemas whose
 # heap table and slimheap twin must stay equal and verify clean after every
 # step, the twins running in all three modes of slimheap.null_bitmap.
@@ -9,7 +9,7 @@ use strict;
 use warnings;
 
 use FindBin;
-use lib "$FindBin::Bin/../fuzz";
+use lib "$FindBin::Bin/fuzz";
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

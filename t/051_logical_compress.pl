@@ -1,6 +1,6 @@
 #
 # slimheap.null_bitmap = compress and logical replication when slimheap
-# is not preloaded (issue 10, invariant C3 of docs/format.md): then it
+# is not preloaded (invariant C3 of docs/format.md): then it
 # cannot log the tails of inserted rows for decoding, and keeps to heap's
 # rows for everything heap logs for decoding.
 #

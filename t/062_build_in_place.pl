@@ -1,6 +1,6 @@
 #
-# Index builds on a compress table re-lay out rows in place (issue 39,
-# items 4 and 5; docs/format.md "Index builds").
+# Index builds on a compress table re-lay out rows in place
+# (docs/format.md "Index builds").
 #
 # Rows written under wal_level = replica keep c50, c60 and c70 in their
 # compressed tails; the tables' fillfactor leaves room on each page to

@@ -1,5 +1,5 @@
 #
-# Invariant C3 decided per write (issues 40, 41): a tail row inserted
+# Invariant C3 decided per write: a tail row inserted
 # while logical decoding is on is logged by slimheap's own record for
 # decoding, and a new row version of an UPDATE (which heap logs for
 # decoding) gets no compressed tail, also in a session that formed rows
@@ -19,7 +19,7 @@ use warnings;
 
 use FindBin;
 use lib $FindBin::RealBin;
-use lib "$FindBin::RealBin/../fuzz";
+use lib "$FindBin::RealBin/fuzz";
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;

@@ -1,6 +1,6 @@
 # Copyright (c) slimheap contributors
 #
-# compress keeps its tails under logical decoding (issue 41, invariant C3,
+# compress keeps its tails under logical decoding (invariant C3,
 # docs/format.md "Logical decoding").  A publisher with wal_level =
 # logical that preloads slimheap writes W4-like rows (values of ten types
 # past the prefix) into compress tables by INSERT ... SELECT, COPY, ON

@@ -207,7 +207,7 @@ for my $kind ('dist', 'ref')
 	cmp_ok($ratio, '<', 0.9, "${kind}_slim: the shards take less than 0.9 of the heap twin's");
 }
 
-# Issue 16: shards are loaded by COPY (Citus sends INSERT ... SELECT and
+# Shards are loaded by COPY (Citus sends INSERT ... SELECT and
 # COPY to the shards as COPY), which from PostgreSQL 16 on extends files in
 # bulk; slimheap extends by what its rows need.  The same rows INSERTed into
 # local tables give the ratio the shards must reach (within 0.02).
@@ -223,7 +223,7 @@ my $dist_ratio = $bytes{dist_slim} / $bytes{dist_heap};
 note(sprintf('the same rows by INSERT into local tables: ratio %.3f; the shards: %.3f',
 		$local_ratio, $dist_ratio));
 cmp_ok(abs($dist_ratio - $local_ratio), '<=', 0.02,
-	'dist_slim: the shards are as full as an INSERT fills pages (issue 16)');
+	'dist_slim: the shards are as full as an INSERT fills pages');
 $coord->safe_psql('postgres', 'DROP TABLE local_slim, local_heap');
 
 for my $t (sort keys %tables)

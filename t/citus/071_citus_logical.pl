@@ -1,5 +1,5 @@
 #
-# A shard move of a compress table by logical replication (issue 41): a
+# A shard move of a compress table by logical replication: a
 # coordinator and two workers with wal_level = logical that preload Citus
 # and slimheap (docs/scale-out.md; run by scripts/run-tests.sh where Citus
 # is supported).  A W4-like distributed compress table and its heap twin

@@ -1,15 +1,19 @@
 --
--- Differential tests: the same statements run against a heap table and a
--- slimheap twin, and the twins must return the same rows.  This file creates
--- the helpers the other twin_* files use (schema "twin").
+-- The suite's setup, run before every other file (hence 00_): the
+-- extensions the tests use (slimheap, pageinspect, amcheck) and the helpers
+-- of the differential twin_* tests (schema "twin"), where the same
+-- statements run against a heap table and a slimheap twin, and the twins
+-- must return the same rows.  Later files may rely on all of it.
 --
--- quietly: an earlier test may have created them already
+-- quietly, and only where missing: this file may also run after others
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS slimheap;
 CREATE EXTENSION IF NOT EXISTS pageinspect;
 CREATE EXTENSION IF NOT EXISTS amcheck;
 RESET client_min_messages;
+
 CREATE SCHEMA twin;
+
 --
 -- twin.query(q, h, s): run query q (with %s standing for the table) against
 -- the heap table h and the slimheap table s and compare the results as
@@ -48,11 +52,13 @@ BEGIN
 	END LOOP;
 END
 $$;
+
 -- twin.compare(h, s): the twins hold the same rows
 CREATE FUNCTION twin.compare(h regclass, s regclass)
 RETURNS SETOF text LANGUAGE sql AS $$
 	SELECT twin.query('SELECT * FROM %s', h, s)
 $$;
+
 --
 -- twin.stored(rel): the stored form of every normal line pointer of a table
 -- (all blocks), read with pageinspect: natts is t_infomask2 & HEAP_NATTS_MASK,
@@ -69,6 +75,7 @@ LANGUAGE sql STABLE AS $$
 		 LATERAL heap_page_items(get_raw_page(rel::text, b)) AS p
 	WHERE p.lp_flags = 1
 $$;
+
 --
 -- twin.storage(h, s, key): join the visible rows of the twins on column key
 -- and count the rows whose slimheap form is longer than heap's (there must
@@ -89,6 +96,7 @@ BEGIN
 	INTO rows, longer, shorter;
 END
 $$;
+
 --
 -- twin.same_data(h, s, key): count the twin rows whose data bytes (after
 -- t_hoff) differ.  For rows inserted from plain values there must be none:
@@ -110,6 +118,7 @@ BEGIN
 	INTO rows, data_differs;
 END
 $$;
+
 --
 -- twin.natts_rule(s): count the visible rows of a slimheap table (without
 -- dropped columns and fast defaults) whose stored natts is not the number of

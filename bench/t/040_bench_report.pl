@@ -4,7 +4,7 @@
 # The report step of the benchmark (bench/run.sh --report-only, i.e.
 # bench/report.sh) writes every result file from the measurements of a
 # finished run even when git cannot tell the revision: git refusing a
-# checkout owned by another user ("dubious ownership", issue 15), git not
+# checkout owned by another user ("dubious ownership"), git not
 # installed, or no checkout at all.  The report then says why the revision
 # is unknown.  No server and no benchmark run: the measurements are a small
 # raw CSV written here.
@@ -226,8 +226,8 @@ like($md,
 	qr/^- slimheap build: \Q$good\E at \Q$rev\E-dirty \(uncommitted changes in bench\/run\.sh\)$/m,
 	'script changed: the report names the changed file, not the results');
 
-# 2. a checkout owned by another user: git refuses it (the situation of
-# issue 15, e.g. `sudo make bench` on a user's clone).  Git's own test knob
+# 2. a checkout owned by another user: git refuses it (e.g. `sudo make
+# bench` on a user's clone).  Git's own test knob
 # makes it treat the checkout as owned by someone else.
 my $foreign = checkout('foreign', 1);
 my $err;

@@ -1,9 +1,9 @@
 #!/usr/bin/perl
 #
 # slimfuzz.pl: run the differential fuzzer against a running server that
-# preloads slimheap (fuzz/run-fuzz.sh starts a throwaway one: `make fuzz`).
+# preloads slimheap (t/fuzz/run-fuzz.sh starts a throwaway one: `make fuzz`).
 #
-#   perl fuzz/slimfuzz.pl --seed 1 --steps 200 --host /tmp --port 5432
+#   perl t/fuzz/slimfuzz.pl --seed 1 --steps 200 --host /tmp --port 5432
 #
 # Exit status: 0 when no difference was found, 1 on a failure (the seed, the
 # shortest failing step list and a reproduction script are printed), 2 on a

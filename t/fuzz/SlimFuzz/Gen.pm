@@ -282,7 +282,7 @@ sub schema
 		}
 		push @{ $self->{cols} }, $col;
 	}
-	# the slimheap twin's slimheap.null_bitmap (issue 10 added compress);
+	# the slimheap twin's slimheap.null_bitmap (truncate, full or compress);
 	# compress tables keep a random number of leading columns in the
 	# prefix (slimheap.prefix_columns) a third of the time
 	my $draw = $self->rand01;
