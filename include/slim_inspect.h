@@ -122,5 +122,7 @@ extern HeapTupleHeader slim_inspect_row(struct SlimVerifyState *checker,
 										OffsetNumber off, Size *len);
 extern Datum slim_percent(int64 part, int64 whole, bool *isnull);
 extern Snapshot slim_inspect_snapshot(void);
+extern Oid	slim_inspect_relid_arg(FunctionCallInfo fcinfo, int argno,
+								   const char *funcname);
 
 #endif							/* SLIM_INSPECT_H */

@@ -62,6 +62,25 @@ SELECT f, CASE relid WHEN '0' THEN '0' ELSE '<dropped>' END AS relid,
  ORDER BY 1, relid = '0' DESC;
 DROP FUNCTION ie_error_of(text);
 
+-- A NULL relation (to_regclass() of a name that does not exist) is an error
+-- with a hint from every function, not a row of NULLs (stats() was STRICT)
+-- or no row; so is page_items()'s NULL block number.
+SELECT * FROM slimheap.stats(to_regclass('ie_no_such_table'));
+SELECT * FROM slimheap.estimate(NULL);
+SELECT * FROM slimheap.estimate(NULL, NULL);
+SELECT * FROM slimheap.page_items(NULL, 0);
+SELECT * FROM slimheap.page_items('ie_slim', NULL);
+SELECT * FROM slimheap.verify(NULL);
+
+-- Every function of the extension, its access method and its event trigger
+-- say what they are (\df+, \dx+): no member without a comment.
+SELECT d.classid::regclass AS catalog, pg_describe_object(d.classid, d.objid, 0) AS member
+  FROM pg_depend d
+ WHERE d.refclassid = 'pg_extension'::regclass AND d.deptype = 'e'
+   AND d.refobjid = (SELECT e.oid FROM pg_extension e WHERE e.extname = 'slimheap')
+   AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+ ORDER BY 1, 2;
+
 -- Nothing was changed by the failed calls.
 SELECT count(*) FROM ie_slim;
 SELECT live_rows, dead_rows FROM slimheap.stats('ie_slim');

@@ -216,7 +216,7 @@ SELECT mode, total_rows, current_bytes, projected_bytes, saved_percent
 CREATE TABLE e_empty (a int4) USING heap;
 SELECT * FROM slimheap.estimate('e_empty');
 
--- Arguments: a sample must have rows; a NULL table gives no rows.
+-- Arguments: a sample must have rows; a NULL table is an error.
 SELECT * FROM slimheap.estimate('e_w1', 0);
 SELECT * FROM slimheap.estimate('e_w1', -5);
 SELECT count(*) FROM slimheap.estimate(NULL);

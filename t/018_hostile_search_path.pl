@@ -10,7 +10,8 @@
 # hook handles, with the default search_path and with public before
 # pg_catalog, and nothing planted may have run.  The same on a database
 # that had 1.0 and was updated with ALTER EXTENSION slimheap UPDATE, whose
-# functions must then carry what a new 1.1 install gives them.
+# functions must then carry what a new install of the newest version gives
+# them.
 
 use strict;
 use warnings;
@@ -190,7 +191,7 @@ is($node->safe_psql('hs_upd',
 	q{SELECT reloptions::text FROM pg_class WHERE oid = 'hs_legacy'::regclass::oid}),
 	'{slimheap.null_bitmap=truncate}', 'and stored the mode of the table that had none');
 is($node->safe_psql('hs_upd', q{SELECT extversion FROM pg_extension WHERE extname = 'slimheap'}),
-	'1.1', 'ALTER EXTENSION UPDATE reaches 1.1');
+	'1.2', 'ALTER EXTENSION UPDATE reaches 1.2');
 my $updated = $node->safe_psql('hs_upd', $config_sql);
 is($updated, $node->safe_psql('hs_new', $config_sql),
 	'the updated functions carry what a new install gives them');
@@ -221,7 +222,7 @@ is(planted_calls('hs_new'), '', 'and nothing planted ran');
 # types with pg_catalog: no bare comparison operator outside comments and
 # strings in the newest script and the update scripts
 my $root = $ENV{TESTDIR} // '.';
-foreach my $file ('slimheap--1.1.sql', 'slimheap--1.0--1.1.sql')
+foreach my $file ('slimheap--1.2.sql', 'slimheap--1.0--1.1.sql', 'slimheap--1.1--1.2.sql')
 {
 	my $script = slurp_file("$root/$file");
 	$script =~ s/--[^\n]*//g;

@@ -495,9 +495,7 @@ slimheap_estimate(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_VOID();
-	relid = PG_GETARG_OID(0);
+	relid = slim_inspect_relid_arg(fcinfo, 0, "estimate");
 	/* NULL sample_rows: read every row */
 	sample_rows = slim_estimate_sample_arg(fcinfo, 1);
 

@@ -271,3 +271,19 @@ slim_inspect_snapshot(void)
 	return ActiveSnapshotSet() ? GetActiveSnapshot() : GetTransactionSnapshot();
 }
 
+/*
+ * The relation argument argno of slimheap.funcname(): never NULL.  A NULL
+ * there comes from to_regclass() of a name that does not exist more often
+ * than not, and a row of NULLs, or no row, would hide that.
+ */
+Oid
+slim_inspect_relid_arg(FunctionCallInfo fcinfo, int argno, const char *funcname)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the relation of slimheap.%s() must not be null",
+						funcname),
+				 errhint("to_regclass() returns null for a name that does not exist; pass the name itself to be told which.")));
+	return PG_GETARG_OID(argno);
+}

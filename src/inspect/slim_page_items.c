@@ -139,8 +139,8 @@ Datum
 slimheap_page_items(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid = PG_GETARG_OID(0);
-	int64		blkno = PG_GETARG_INT64(1);
+	Oid			relid = slim_inspect_relid_arg(fcinfo, 0, "page_items");
+	int64		blkno;
 	Relation	rel;
 	BlockNumber nblocks;
 	PGAlignedBlock copy;
@@ -149,6 +149,12 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 	TupleDesc	tupdesc;
 	OffsetNumber maxoff;
 	OffsetNumber off;
+
+	if (PG_ARGISNULL(1))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the block number of slimheap.page_items() must not be null")));
+	blkno = PG_GETARG_INT64(1);
 
 	/* natts and lengths of single rows: pageinspect's rule */
 	slim_inspect_require_superuser("page_items");

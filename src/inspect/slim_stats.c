@@ -173,7 +173,7 @@ slim_stats_page(SlimStatsScan *scan, SlimInspectPage *page, SlimStats *stats)
 Datum
 slimheap_stats(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	Oid			relid = slim_inspect_relid_arg(fcinfo, 0, "stats");
 	Relation	rel;
 	TupleDesc	result_desc;
 	BufferAccessStrategy bstrategy;

@@ -259,7 +259,7 @@ verify_update_chains(SlimVerifyState *st)
 Datum
 slimheap_verify(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	Oid			relid = slim_inspect_relid_arg(fcinfo, 0, "verify");
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SlimVerifyState *st;
 	BufferAccessStrategy strategy;
