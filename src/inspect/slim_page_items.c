@@ -139,7 +139,7 @@ Datum
 slimheap_page_items(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	Oid			relid = slim_inspect_relid_arg(fcinfo, 0, "page_items");
+	Oid			relid;
 	int64		blkno;
 	Relation	rel;
 	BlockNumber nblocks;
@@ -150,14 +150,15 @@ slimheap_page_items(PG_FUNCTION_ARGS)
 	OffsetNumber maxoff;
 	OffsetNumber off;
 
+	/* natts and lengths of single rows: pageinspect's rule */
+	slim_inspect_require_superuser("page_items");
+
+	relid = slim_inspect_relid_arg(fcinfo, 0, "page_items");
 	if (PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the block number of slimheap.page_items() must not be null")));
 	blkno = PG_GETARG_INT64(1);
-
-	/* natts and lengths of single rows: pageinspect's rule */
-	slim_inspect_require_superuser("page_items");
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (rsinfo->setDesc->natts != SLIM_PAGE_ITEMS_COLUMNS)

@@ -259,7 +259,7 @@ verify_update_chains(SlimVerifyState *st)
 Datum
 slimheap_verify(PG_FUNCTION_ARGS)
 {
-	Oid			relid = slim_inspect_relid_arg(fcinfo, 0, "verify");
+	Oid			relid;
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	SlimVerifyState *st;
 	BufferAccessStrategy strategy;
@@ -267,6 +267,7 @@ slimheap_verify(PG_FUNCTION_ARGS)
 
 	/* its reports describe single rows: superusers only, as page_items() */
 	slim_inspect_require_superuser("verify");
+	relid = slim_inspect_relid_arg(fcinfo, 0, "verify");
 
 	InitMaterializedSRF(fcinfo, 0);
 
