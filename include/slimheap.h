@@ -92,6 +92,9 @@ extern void slim_heap_borrow_init(void);
 /* slim_index_build.c */
 extern void slim_index_build_init(void);
 
+/* slim_identity.c: REPLICA IDENTITY FULL re-lays tail rows */
+extern void slim_identity_after_alter(Node *parsetree);
+
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
 extern void slim_relinfo_set_building(Relation rel, int natts);

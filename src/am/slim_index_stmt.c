@@ -4,6 +4,7 @@
  *	  The statements around index builds on slimheap tables: which utility
  *	  statement is under way, the rows a plain build leaves to move when
  *	  its statement ends, and the planner's parallel workers for builds.
+ *	  Its utility hook also hands ALTER TABLE to slim_identity.c.
  *
  * A plain build that meets rows it cannot re-lay out before its scan (a
  * table that left compress mode, REINDEX, ...) moves them when the
@@ -211,6 +212,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	/* before the next statement (of a DO block, say) can update them */
 	if (slim_pending_moves != NIL && IsTransactionState())
 		slim_run_pending_moves(slim_ddl_depth + 1);
+	slim_identity_after_alter(pstmt->utilityStmt);
 }
 
 /*

@@ -22,11 +22,14 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_class.h"
 #include "commands/event_trigger.h"
 #include "commands/tablecmds.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
+#include "utils/syscache.h"
 
 #include "slim_options.h"
 
@@ -52,6 +55,49 @@ slim_alter_touches_options(const AlterTableStmt *stmt)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Whether an ALTER TABLE sets REPLICA IDENTITY FULL: the access method
+ * re-lays a slimheap table's tail rows after it (slim_identity.c).
+ */
+bool
+slim_alter_sets_identity_full(const AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+
+		if (cmd->subtype == AT_ReplicaIdentity &&
+			castNode(ReplicaIdentityStmt, cmd->def)->identity_type ==
+			REPLICA_IDENTITY_FULL)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the relation an ALTER TABLE names is a slimheap table, looked up
+ * and locked as core does next.
+ */
+static bool
+slim_alter_names_slimheap(AlterTableStmt *stmt)
+{
+	Oid			relid;
+	Oid			amoid;
+	HeapTuple	tuple;
+
+	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
+	if (!OidIsValid(relid))
+		return false;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	amoid = ((Form_pg_class) GETSTRUCT(tuple))->relam;
+	ReleaseSysCache(tuple);
+	return slim_options_am_is_slimheap(amoid);
 }
 
 /*
@@ -216,6 +262,16 @@ slimheap_options_guard(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
 				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
+				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
+
+	/* slim_identity.c re-lays the rows after the ALTER only in the hook */
+	if (slim_hook_depth == 0 && IsA(trigdata->parsetree, AlterTableStmt) &&
+		slim_alter_sets_identity_full((AlterTableStmt *) trigdata->parsetree) &&
+		slim_alter_names_slimheap((AlterTableStmt *) trigdata->parsetree))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("REPLICA IDENTITY FULL on a slimheap table needs the slimheap library loaded before the statement starts"),
+				 errdetail("This session loaded the library only while running this statement, too late to re-lay the rows that have compressed tails."),
 				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
 
 	PG_RETURN_VOID();
