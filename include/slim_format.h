@@ -25,6 +25,7 @@
 #include "access/htup_details.h"
 #include "access/tupdesc.h"
 
+#include "slim_floor.h"
 #include "slim_layout.h"
 
 /*
@@ -45,7 +46,7 @@ extern HeapTuple slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 									  int missing_floor, int prefix_floor);
 extern bool slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
 								 SlimNullBitmap mode, int missing_floor,
-								 int prefix_floor);
+								 const SlimFloor *floor);
 
 /*
  * The floor of invariant T1 for rows of this descriptor (slim_layout.c);

@@ -42,8 +42,8 @@ typedef struct SlimTupleTableSlot
 	 */
 	SlimNullBitmap formed_mode;
 	int			formed_missing_floor;
-	int			formed_prefix_floor;	/* compress: the prefix floor it had */
-	int			prefix_floor;	/* compress: the relation's, -1 unknown */
+	const SlimFloor *formed_prefix_floor;	/* compress: the floor it had */
+	const SlimFloor *prefix_floor;	/* compress: the relation's, or NULL */
 	struct SlimAttInfo *attinfo;	/* slim_slot_att_info(), or NULL */
 	int8		all_byval;		/* every attribute by value: 1, 0, -1 unknown */
 	SlimTailReader tail_reader; /* the tail decoder's; attinfo NULL: unused */

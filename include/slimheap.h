@@ -49,12 +49,13 @@ typedef struct SlimRelInfo
 	int			missing_floor;
 
 	/*
-	 * compress: the attributes every row keeps in its standard prefix
-	 * (invariant C1: indexes, replica identity, fast defaults, the option
-	 * prefix_columns); the descriptor's natts when no row may have a tail
-	 * (REPLICA IDENTITY FULL, logically logged, or another mode).
+	 * compress: the prefix floor of rows (invariant C1, rule R of
+	 * docs/row-floor.md: fast defaults, prefix_columns and the free
+	 * attributes in every row, what the indexes and the replica identity
+	 * read where the row holds a value); no_tail_floor when no row may have
+	 * a tail (REPLICA IDENTITY FULL, logically logged, or another mode).
 	 */
-	int			prefix_floor;
+	const SlimFloor *prefix_floor;
 
 	/*
 	 * The same for rows that are never decoded, whatever the WAL level:
@@ -62,7 +63,10 @@ typedef struct SlimRelInfo
 	 * rewrite logs as pages, not as inserts (invariant C3 applies to rows
 	 * heap logs for logical decoding only).
 	 */
-	int			rewrite_prefix_floor;
+	const SlimFloor *rewrite_prefix_floor;
+
+	/* every attribute in the prefix: natts, no Need past it */
+	const SlimFloor *no_tail_floor;
 } SlimRelInfo;
 
 /* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */
@@ -97,15 +101,18 @@ extern void slim_identity_after_alter(Node *parsetree);
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
-extern void slim_relinfo_set_building(Relation rel, int natts);
+extern void slim_relinfo_set_building(Relation rel, const Bitmapset *attrs);
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
 extern Bitmapset *slim_index_attr_bitmap(Relation rel);
 extern int	slim_index_natts(Relation rel);
 extern int	slim_rewrite_floor(Relation source, Relation rel,
 							   const SlimOptions *opts);
-extern int	slim_compress_prefix_floor(Relation rel, Relation source,
-									   const SlimOptions *opts, int missing_floor,
-									   bool decoded);
+extern const SlimFloor *slim_compress_prefix_floor(Relation rel,
+												   Relation source,
+												   const SlimOptions *opts,
+												   int missing_floor,
+												   bool decoded,
+												   const Bitmapset *building);
 
 /* the relcache keeps it in rd_amcache until the entry is invalidated */
 static inline const SlimRelInfo *

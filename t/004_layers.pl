@@ -44,6 +44,7 @@ my %header_layer = (
 	'slim_options.h' => 'options',
 	'slim_format.h' => 'format',
 	'slim_layout.h' => 'format',
+	'slim_floor.h' => 'format',
 	'slim_tail.h' => 'format',
 	'slim_compat.h' => undef,);
 

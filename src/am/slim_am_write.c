@@ -56,7 +56,8 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 	slim_rows_formed++;
 	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 						   slot->tts_isnull, info->options.null_bitmap,
-						   info->missing_floor, info->prefix_floor);
+						   info->missing_floor,
+						   slim_floor_row(info->prefix_floor, slot->tts_isnull));
 }
 
 /* rel's facts with every attribute in the prefix (no tail), in *local */
@@ -64,7 +65,7 @@ static inline const SlimRelInfo *
 slim_info_without_tail(Relation rel, SlimRelInfo *local)
 {
 	*local = *slim_get_relinfo(rel);
-	local->prefix_floor = RelationGetDescr(rel)->natts;
+	local->prefix_floor = local->no_tail_floor;
 	return local;
 }
 

@@ -47,7 +47,7 @@ typedef struct SlimRewrite
 	RewriteState rwstate;
 	SlimNullBitmap mode;
 	int			missing_floor;
-	int			prefix_floor;
+	const SlimFloor *prefix_floor;
 	bool		may_copy;		/* rows may be copied as they are stored */
 	int			old_missing_floor;	/* the old relation's fast-default floor */
 	Datum	   *values;
@@ -130,7 +130,8 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 
 	slim_rows_formed++;
 	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
-								rw->missing_floor, rw->prefix_floor);
+								rw->missing_floor,
+								slim_floor_row(rw->prefix_floor, rw->isnull));
 	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
 	heap_freetuple(new_tuple);
 }

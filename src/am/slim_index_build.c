@@ -336,7 +336,7 @@ slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
 	int			natts = bs->whole_row ? RelationGetDescr(rel)->natts :
 		bs->last_attr;
 
-	slim_relinfo_set_building(rel, natts);
+	slim_relinfo_set_building(rel, bs->attrs);
 	PG_TRY();
 	{
 		slim_move_hidden_rows(rel, RelationGetRelid(index), bs->attrs,
@@ -344,7 +344,7 @@ slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
 	}
 	PG_FINALLY();
 	{
-		slim_relinfo_set_building(rel, 0);
+		slim_relinfo_set_building(rel, NULL);
 	}
 	PG_END_TRY();
 }
@@ -366,7 +366,7 @@ slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
 	if (!slim_relayout_possible(rel))
 		return;
 	attrs = bms_union(slim_index_attr_bitmap(rel), bs->attrs);
-	slim_relinfo_set_building(rel, natts);
+	slim_relinfo_set_building(rel, bs->attrs);
 	PG_TRY();
 	{
 		(void) slim_relayout_table(rel, attrs, bs->whole_row,
@@ -375,7 +375,7 @@ slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
 	}
 	PG_FINALLY();
 	{
-		slim_relinfo_set_building(rel, 0);
+		slim_relinfo_set_building(rel, NULL);
 	}
 	PG_END_TRY();
 	bms_free(attrs);

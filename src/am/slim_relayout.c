@@ -65,7 +65,7 @@ typedef struct SlimRelayoutPass
 	int			last;			/* the last attribute they read */
 	SlimNullBitmap mode;		/* compress or truncate, with the floors */
 	int			missing_floor;
-	int			prefix_floor;
+	const SlimFloor *prefix_floor;
 	Datum	   *values;
 	bool	   *isnull;
 	BufferAccessStrategy strategy;
@@ -163,7 +163,7 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 	Assert(!rp->isnull[stored_natts - 1]);
 	return slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
 						   Min(rp->missing_floor, stored_natts),
-						   rp->prefix_floor);
+						   slim_floor_row(rp->prefix_floor, rp->isnull));
 }
 
 /*

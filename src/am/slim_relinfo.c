@@ -132,34 +132,65 @@ slim_index_natts(Relation rel)
 	return last;
 }
 
+/* the attributes of attrs (offset as pull_varattnos offsets them) into need */
+static int
+slim_need_attnums(const Bitmapset *attrs, int16 *need, int n)
+{
+	int			x = -1;
+
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		if (x + FirstLowInvalidHeapAttributeNumber > 0)
+			need[n++] = (int16) (x + FirstLowInvalidHeapAttributeNumber);
+	}
+	return n;
+}
+
 /*
- * Invariant C1: the attributes every compress row of rel keeps in its
- * standard prefix, or natts when no row may have a tail (C3: logical
- * decoding reads the rows heap logs for it as heap's, when decoded says
- * the rows are so logged; REPLICA IDENTITY FULL logs old rows whole).
- * missing_floor is rel's T1 floor; source the table a rewrite copies, or NULL.
- * Also what slimheap.estimate() projects, for any table.
+ * Invariant C1, rule R of docs/row-floor.md: the prefix floor of rel's
+ * compress rows.  Every row keeps its first attributes up to the fast
+ * defaults, slimheap.prefix_columns and the free ones (the floor's base),
+ * and past them each attribute an index reads (the replica identity's
+ * among them) in which it holds a value; no row may have a tail (base
+ * natts) when decoded says rel's rows are logged for logical decoding
+ * (C3), with REPLICA IDENTITY FULL (old rows logged whole), or with an
+ * index on the whole row.  missing_floor is rel's T1 floor; source the
+ * table a rewrite copies, or NULL; building, attributes an index being
+ * built reads.  Also what slimheap.estimate() projects, for any table.
  */
-int
+const SlimFloor *
 slim_compress_prefix_floor(Relation rel, Relation source,
 						   const SlimOptions *opts, int missing_floor,
-						   bool decoded)
+						   bool decoded, const Bitmapset *building)
 {
 	int			natts = RelationGetDescr(rel)->natts;
-	int			floor;
+	Bitmapset  *attrs;
+	int16	   *need;
+	int			nneed;
+	int			base;
+	const SlimFloor *floor;
 
 	if (decoded ||
 		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
 		(source != NULL &&
 		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
-		return natts;
+		return slim_floor_intern(natts, NULL, 0);
 
-	floor = Max(missing_floor, opts->prefix_columns);
-	floor = Max(floor, SLIM_FREE_PREFIX_NATTS);
-	floor = Max(floor, slim_index_natts(rel));
+	attrs = bms_union(slim_index_attr_bitmap(rel), building);
 	if (source != NULL)
-		floor = Max(floor, slim_index_natts(source));
-	return Min(floor, natts);
+		attrs = bms_join(attrs, slim_index_attr_bitmap(source));
+	base = Max(missing_floor, opts->prefix_columns);
+	base = Max(base, SLIM_FREE_PREFIX_NATTS);
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		base = natts;
+	base = Min(base, natts);
+
+	need = palloc((bms_num_members(attrs) + 1) * sizeof(int16));
+	nneed = slim_need_attnums(attrs, need, 0);
+	floor = slim_floor_intern(base, need, nneed);
+	pfree(need);
+	bms_free(attrs);
+	return floor;
 }
 
 /*
@@ -191,23 +222,33 @@ slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
  * (slim_index_build.c) must keep what it reads in their prefix.
  */
 static Oid	slim_building_relid = InvalidOid;
-static int	slim_building_natts = 0;
+static Bitmapset *slim_building_attrs = NULL;	/* in TopMemoryContext */
 
 /*
- * Count (natts > 0) or stop counting (0) the attributes up to natts in the
- * prefix floor of rel, a compress table whose index build is under way.
- * The cached facts are formed again either way.
+ * Count (attrs not NULL) or stop counting (NULL) the attributes an index
+ * being built reads (offset as pull_varattnos offsets them; attribute 0:
+ * the whole row) in the prefix floor of rel, a compress table.  The
+ * cached facts are formed again either way.
  */
 void
-slim_relinfo_set_building(Relation rel, int natts)
+slim_relinfo_set_building(Relation rel, const Bitmapset *attrs)
 {
 	if (rel->rd_amcache != NULL)
 	{
 		pfree(rel->rd_amcache);
 		rel->rd_amcache = NULL;
 	}
-	slim_building_relid = natts > 0 ? RelationGetRelid(rel) : InvalidOid;
-	slim_building_natts = natts;
+	bms_free(slim_building_attrs);
+	slim_building_attrs = NULL;
+	slim_building_relid = InvalidOid;
+	if (attrs != NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+		slim_building_attrs = bms_copy(attrs);
+		MemoryContextSwitchTo(oldcxt);
+		slim_building_relid = RelationGetRelid(rel);
+	}
 }
 
 const SlimRelInfo *
@@ -229,27 +270,22 @@ slim_build_relinfo(Relation rel)
 	else if (source != NULL)
 		local.missing_floor = Max(local.missing_floor,
 							  slim_rewrite_floor(source, rel, &local.options));
+	local.no_tail_floor = slim_floor_intern(RelationGetDescr(rel)->natts,
+											NULL, 0);
 	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
 		local.rewrite_prefix_floor =
 			slim_compress_prefix_floor(rel, source, &local.options,
-									   local.missing_floor, false);
+									   local.missing_floor, false,
+									   RelationGetRelid(rel) == slim_building_relid ?
+									   slim_building_attrs : NULL);
 		/* C3: slim_confirm_row() decides per write, when it can log tails */
 		local.prefix_floor =
 			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
-			RelationGetDescr(rel)->natts : local.rewrite_prefix_floor;
+			local.no_tail_floor : local.rewrite_prefix_floor;
 	}
 	else
-		local.prefix_floor = local.rewrite_prefix_floor =
-			RelationGetDescr(rel)->natts;
-	if (RelationGetRelid(rel) == slim_building_relid)
-	{
-		local.prefix_floor = Min(Max(local.prefix_floor, slim_building_natts),
-								 RelationGetDescr(rel)->natts);
-		local.rewrite_prefix_floor = Min(Max(local.rewrite_prefix_floor,
-											 slim_building_natts),
-										 RelationGetDescr(rel)->natts);
-	}
+		local.prefix_floor = local.rewrite_prefix_floor = local.no_tail_floor;
 	if (source != NULL)
 		RelationClose(source);
 

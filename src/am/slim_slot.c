@@ -49,7 +49,7 @@ uint64		slim_rows_formed = 0;
 static inline SlimNullBitmap
 slim_slot_mode(SlimTupleTableSlot *sslot)
 {
-	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS && sslot->prefix_floor < 0)
+	if (sslot->ops_mode == SLIM_NULL_BITMAP_COMPRESS && sslot->prefix_floor == NULL)
 		return SLIM_NULL_BITMAP_TRUNCATE;
 	return sslot->ops_mode;
 }
@@ -59,10 +59,13 @@ static inline HeapTuple
 slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 			   const bool *isnull)
 {
+	SlimNullBitmap mode = slim_slot_mode(sslot);
+
 	slim_rows_formed++;
-	return slim_form_tuple(desc, values, isnull,
-						   slim_slot_mode(sslot),
-						   sslot->missing_floor, sslot->prefix_floor);
+	return slim_form_tuple(desc, values, isnull, mode, sslot->missing_floor,
+						   mode == SLIM_NULL_BITMAP_COMPRESS ?
+						   slim_floor_row(sslot->prefix_floor, isnull) :
+						   desc->natts);
 }
 
 /*
@@ -97,7 +100,8 @@ slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
  */
 static inline void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
-					  SlimNullBitmap mode, int missing_floor, int prefix_floor)
+					  SlimNullBitmap mode, int missing_floor,
+					  const SlimFloor *prefix_floor)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
 	TupleTableSlot *reader = SLIM_READER(sslot);
@@ -182,7 +186,8 @@ slim_slot_keep_values(SlimTupleTableSlot *sslot, const Datum *values,
  */
 static HeapTuple
 slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
-				  SlimNullBitmap mode, int missing_floor, int prefix_floor)
+				  SlimNullBitmap mode, int missing_floor,
+				  const SlimFloor *prefix_floor)
 {
 	TupleDesc	desc = sslot->base.base.base.tts_tupleDescriptor;
 	HeapTuple	tuple = NULL;
@@ -191,7 +196,10 @@ slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
 	if (mode == SLIM_NULL_BITMAP_COMPRESS)
 		tuple = slim_transcode_tail_tuple(source, desc,
 										  slim_slot_att_info(sslot),
-										  Max(prefix_floor, missing_floor));
+										  Max(slim_floor_stored(prefix_floor,
+																source->t_data,
+																desc),
+											  missing_floor));
 	if (tuple == NULL)
 		tuple = slim_refit_tuple(source, desc, mode, missing_floor);
 	return tuple;
@@ -468,7 +476,9 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 		slot_getallattrs(slot);
 		slim_rows_formed++;
 		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
-								 mode, missing_floor, info->prefix_floor);
+								 mode, missing_floor,
+								 slim_floor_row(info->prefix_floor,
+												slot->tts_isnull));
 	}
 	else
 	{

@@ -39,7 +39,7 @@ static struct
 {
 	TupleDesc	desc;
 	Oid			typeid;
-	int			prefix_floor;
+	const SlimFloor *prefix_floor;
 	bool		reads_values;	/* see slim_slot_keep_values() */
 }			slim_next_slot;
 
@@ -73,7 +73,7 @@ slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 
 	sslot->missing_floor = slim_missing_floor(slot->tts_tupleDescriptor);
 	sslot->formed_missing_floor = -1;
-	sslot->prefix_floor = -1;
+	sslot->prefix_floor = NULL;
 	sslot->all_byval = -1;
 	sslot->ops_mode = mode;
 	if (slot->tts_tupleDescriptor == slim_next_slot.desc &&

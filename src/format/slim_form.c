@@ -132,16 +132,20 @@ slim_tail_heap_len_bound(HeapTuple tuple, TupleDesc tupdesc)
  */
 bool
 slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
-					 SlimNullBitmap mode, int missing_floor, int prefix_floor)
+					 SlimNullBitmap mode, int missing_floor,
+					 const SlimFloor *floor)
 {
 	HeapTupleHeader td = tuple->t_data;
 	int			natts = HeapTupleHeaderGetNatts(td);
 	Size		full_hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
 									 BITMAPLEN(tupdesc->natts));
 	bool		stored_null;
+	int			prefix_floor;
 
 	if (natts > tupdesc->natts)
 		return false;
+	prefix_floor = mode == SLIM_NULL_BITMAP_COMPRESS ?
+		slim_floor_stored(floor, td, tupdesc) : tupdesc->natts;
 
 	/*
 	 * Both formers look at the row's length in heap's form, with a bitmap

@@ -102,7 +102,7 @@ typedef struct SlimEstimate
 	Relation	rel;
 	TupleDesc	desc;
 	int			missing_floor;		/* the T1 floor conversion would apply */
-	int			prefix_floor;	/* compress: the C1 prefix floor */
+	const SlimFloor *prefix_floor;	/* compress: the C1 prefix floor */
 	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;
@@ -119,12 +119,13 @@ typedef struct SlimEstimate
 /*
  * The prefix floor (invariant C1, docs/format.md) the compress mode would
  * give the table's rows after a conversion with its current indexes, replica
- * identity, fast defaults and slimheap.prefix_columns: the compressed tail
- * starts after it.  The descriptor's natts when no row could have a tail:
+ * identity, fast defaults and slimheap.prefix_columns: each row's compressed
+ * tail starts after it (per row: an indexed column keeps a row's prefix
+ * long only where the row holds a value).  natts when no row could have a tail:
  * REPLICA IDENTITY FULL, or a table that is logically logged while
  * slimheap cannot log tails for decoding (C3).
  */
-static int
+static const SlimFloor *
 slim_estimate_prefix_floor(Relation rel)
 {
 	SlimOptions opts;
@@ -133,7 +134,7 @@ slim_estimate_prefix_floor(Relation rel)
 	return slim_compress_prefix_floor(rel, NULL, &opts,
 									  slim_missing_floor(RelationGetDescr(rel)),
 									  RelationIsLogicallyLogged(rel) &&
-									  !slim_wal_registered());
+									  !slim_wal_registered(), NULL);
 }
 
 /*
@@ -200,7 +201,7 @@ slim_estimate_row(SlimEstimate *est, HeapTupleHeader td, Size stored_len,
 
 		formed = slim_form_tuple(desc, est->values, est->isnull,
 								 slim_estimate_modes[i].mode, est->missing_floor,
-								 est->prefix_floor);
+								 slim_floor_row(est->prefix_floor, est->isnull));
 		len = formed->t_len;
 
 		/*
