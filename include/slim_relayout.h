@@ -20,6 +20,8 @@
 
 /* slim_relayout.c */
 extern bool slim_relayout_possible(Relation rel);
+extern bool slim_relayout_any_wanted(Relation rel, const Bitmapset *attrs,
+									 bool whole_row, int last);
 extern bool slim_relayout_table(Relation rel, const Bitmapset *attrs,
 								bool whole_row, int last, uint64 *relaid);
 

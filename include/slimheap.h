@@ -97,7 +97,8 @@ extern void slim_heap_borrow_init(void);
 extern void slim_index_build_init(void);
 
 /* slim_identity.c: REPLICA IDENTITY FULL re-lays tail rows */
-extern void slim_identity_after_alter(Node *parsetree);
+extern Oid	slim_identity_before_alter(Node *parsetree, bool *was_full);
+extern void slim_identity_after_alter(Oid relid, bool was_full);
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);

@@ -13,7 +13,10 @@
 #   - nothing of the re-layout is decoded;
 #   - UPDATE and DELETE of the re-laid rows work, and test_decoding decodes
 #     exactly what it decodes for the heap twin (old rows whole);
-#   - a streaming standby replays the re-layout into the primary's rows;
+#   - a streaming standby replays the re-layout into the primary's rows and
+#     pages;
+#   - an event trigger that gives the table's name to a new table at the
+#     ALTER's end does not turn the re-layout to that table;
 #   - a table that left compress mode with its tails is re-laid too.
 use strict;
 use warnings;
@@ -119,8 +122,18 @@ unlike($stderr, qr/rewriting/, 'roomy: every row fit on its page');
 is($node->safe_psql('postgres', "SELECT pg_relation_filenode('roomy')"),
 	$file{roomy}, 'roomy: re-laid in place, in the same file');
 
+# an event trigger at the ALTER's end makes the name "dense" mean a new
+# temporary table: the rows re-laid are still those of the table altered
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION shadow() RETURNS event_trigger LANGUAGE plpgsql AS
+  $$BEGIN CREATE TEMP TABLE IF NOT EXISTS dense (id int); END$$;
+CREATE EVENT TRIGGER shadow ON ddl_command_end WHEN TAG IN ('ALTER TABLE')
+  EXECUTE FUNCTION shadow();
+});
 ($ret, $stdout, $stderr) =
   $node->psql('postgres', 'ALTER TABLE dense REPLICA IDENTITY FULL');
+$node->safe_psql('postgres', 'DROP EVENT TRIGGER shadow');
 is($ret, 0, 'dense: ALTER TABLE ... REPLICA IDENTITY FULL succeeds');
 like($stderr, qr/NOTICE:  rewriting table "dense" so that no row keeps a compressed tail/,
 	'dense: the rows that do not fit on their page make a rewrite');
@@ -132,6 +145,9 @@ unlike($stderr, qr/WARNING/, 'was_comp: a truncate table is not warned about');
 like($stderr, qr/NOTICE:  (re-laid|rewriting)/,
 	'was_comp: the tails it kept from compress mode are re-laid');
 $node->safe_psql('postgres', 'ALTER TABLE twin REPLICA IDENTITY FULL');
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', 'ALTER TABLE roomy REPLICA IDENTITY FULL');
+is($stderr, '', 'roomy: setting the identity it has again says nothing');
 
 for my $t (@slim)
 {
@@ -181,6 +197,7 @@ $node->wait_for_catchup($standby, 'replay');
 for my $t (@slim)
 {
 	is(rows_of($standby, $t), $twin_rows, "standby: $t holds the primary's rows");
+	is(tail_rows($standby, $t), '0', "standby: no row of $t has a tail (the re-layout was replayed)");
 }
 
 $standby->stop;

@@ -169,6 +169,10 @@ slim_old_row_tail(Relation rel, ItemPointer tid, bool *external)
  * Invariant C3: under logical WAL, heap logs the old row of a REPLICA
  * IDENTITY FULL table whole, and logical decoding would read a tail row's
  * prefix only.  Refuse rather than send subscribers a row they misread.
+ * The ALTER that sets the identity re-lays such rows (slim_identity.c), so
+ * only a table that got it where slimheap's hook did not run (an older
+ * slimheap, event triggers off in a session that loaded the library
+ * during the ALTER) can get here.
  */
 static void
 slim_guard_old_tail(Relation rel, ItemPointer tid)
@@ -184,7 +188,7 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
 				 errmsg("cannot update or delete a row with a compressed tail in table \"%s\" while " SLIM_LOGICAL_WAL_PHRASE,
 						RelationGetRelationName(rel)),
 				 errdetail("REPLICA IDENTITY FULL logs the old row whole, and logical decoding reads it as a heap row."),
-				 errhint("Rewrite the table first (VACUUM FULL %s): while " SLIM_LOGICAL_WAL_PHRASE " its rows are rewritten without tails.",
+				 errhint("Run ALTER TABLE %s REPLICA IDENTITY FULL again with slimheap loaded: it re-lays the table's rows without tails.",
 						 RelationGetRelationName(rel))));
 }
 

@@ -34,11 +34,14 @@
 
 #include "access/table.h"
 #include "access/xact.h"
-#include "catalog/namespace.h"
+#include "access/htup_details.h"
+#include "catalog/pg_class.h"
+#include "commands/tablecmds.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "slim_compat.h"
 #include "slim_index.h"
@@ -66,19 +69,21 @@ slim_identity_warn(Relation rel)
 static bool
 slim_identity_relayout(Relation rel)
 {
+	int			natts = RelationGetDescr(rel)->natts;
 	uint64		relaid = 0;
 	bool		complete;
 
 	if (!slim_relayout_possible(rel))
 	{
+		if (!slim_relayout_any_wanted(rel, NULL, true, natts))
+			return true;
 		ereport(NOTICE,
 				(errmsg("rewriting table \"%s\" so that no row keeps a compressed tail",
 						RelationGetRelationName(rel)),
 				 errdetail("Rows are re-laid in place only when slimheap is in shared_preload_libraries.")));
 		return false;
 	}
-	complete = slim_relayout_table(rel, NULL, true,
-								   RelationGetDescr(rel)->natts, &relaid);
+	complete = slim_relayout_table(rel, NULL, true, natts, &relaid);
 	if (relaid > 0)
 		ereport(NOTICE,
 				(errmsg("re-laid %llu rows of table \"%s\" without their compressed tails",
@@ -94,34 +99,59 @@ slim_identity_relayout(Relation rel)
 }
 
 /*
- * After core ran an ALTER TABLE that set REPLICA IDENTITY FULL: re-lay
- * the rows of the table if it is slimheap's.  Core took ACCESS EXCLUSIVE
- * lock of it, held to the end of the transaction, and reads of the whole
- * table under it are what the README says this ALTER costs.
+ * Before core runs an ALTER TABLE that sets REPLICA IDENTITY FULL: the
+ * table it names, looked up and locked as core looks it up next (ACCESS
+ * EXCLUSIVE, with core's checks), so that what happens after the
+ * statement concerns that table whatever its name means by then; and
+ * whether it had that identity already.  InvalidOid for other statements.
+ */
+Oid
+slim_identity_before_alter(Node *parsetree, bool *was_full)
+{
+	AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+	Oid			relid;
+	HeapTuple	tuple;
+
+	*was_full = false;
+	if (!IsA(parsetree, AlterTableStmt) ||
+		!slim_alter_sets_identity_full(stmt))
+		return InvalidOid;
+	relid = AlterTableLookupRelation(stmt, AccessExclusiveLock);
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (HeapTupleIsValid(tuple))
+	{
+		*was_full = ((Form_pg_class) GETSTRUCT(tuple))->relreplident ==
+			REPLICA_IDENTITY_FULL;
+		ReleaseSysCache(tuple);
+	}
+	return relid;
+}
+
+/*
+ * After core ran that ALTER TABLE: re-lay the rows of relid if it is a
+ * slimheap table that now has REPLICA IDENTITY FULL.  The lock is held to
+ * the end of the transaction, and reading the whole table under it is
+ * what the README says this ALTER costs.
  */
 void
-slim_identity_after_alter(Node *parsetree)
+slim_identity_after_alter(Oid relid, bool was_full)
 {
-	Oid			relid;
 	Relation	rel;
 	bool		complete = true;
 
-	if (!IsA(parsetree, AlterTableStmt) ||
-		!slim_alter_sets_identity_full((AlterTableStmt *) parsetree))
-		return;
-	relid = RangeVarGetRelid(((AlterTableStmt *) parsetree)->relation,
-							 NoLock, true);
-	if (!OidIsValid(relid))
-		return;
-
 	/* the new replica identity, for the floors rows are formed with */
 	CommandCounterIncrement();
-	rel = table_open(relid, AccessExclusiveLock);	/* core holds it */
+	rel = try_table_open(relid, AccessExclusiveLock);
+	if (rel == NULL)
+		return;
 	if (slim_is_slimheap_relation(rel) &&
 		RELKIND_HAS_STORAGE(rel->rd_rel->relkind) &&
 		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL)
 	{
-		slim_identity_warn(rel);
+		if (!was_full)
+			slim_identity_warn(rel);
 		complete = slim_identity_relayout(rel);
 	}
 	table_close(rel, NoLock);

@@ -189,6 +189,9 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 				   DestReceiver *dest, QueryCompletion *qc)
 {
 	bool		save_concurrent = slim_ddl_concurrent;
+	bool		was_full;
+	Oid			identity_relid = slim_identity_before_alter(pstmt->utilityStmt,
+															&was_full);
 
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
 		slim_ddl_concurrent = true;
@@ -212,7 +215,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	/* before the next statement (of a DO block, say) can update them */
 	if (slim_pending_moves != NIL && IsTransactionState())
 		slim_run_pending_moves(slim_ddl_depth + 1);
-	slim_identity_after_alter(pstmt->utilityStmt);
+	if (OidIsValid(identity_relid))
+		slim_identity_after_alter(identity_relid, was_full);
 }
 
 /*

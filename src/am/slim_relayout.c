@@ -281,6 +281,41 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 }
 
 /*
+ * Whether a row of rel hides a value of attrs (as slim_relayout_table()
+ * reads them), read under share locks only: for a caller that cannot
+ * re-lay rows in place and would rather not rewrite a table that has none.
+ */
+bool
+slim_relayout_any_wanted(Relation rel, const Bitmapset *attrs, bool whole_row,
+						 int last)
+{
+	SlimRelayoutPass rp;
+	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
+	BlockNumber blkno;
+	bool		found = false;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.rel = rel;
+	rp.desc = RelationGetDescr(rel);
+	rp.attrs = attrs;
+	rp.whole_row = whole_row;
+	rp.last = last;
+	rp.strategy = GetAccessStrategy(BAS_BULKREAD);
+	for (blkno = 0; blkno < nblocks && !found; blkno++)
+	{
+		Buffer		buf = ReadBufferExtended(rel, MAIN_FORKNUM, blkno,
+											 RBM_NORMAL, rp.strategy);
+
+		CHECK_FOR_INTERRUPTS();
+		LockBuffer(buf, BUFFER_LOCK_SHARE);
+		found = slim_relayout_needed(&rp, BufferGetPage(buf));
+		UnlockReleaseBuffer(buf);
+	}
+	FreeAccessStrategy(rp.strategy);
+	return found;
+}
+
+/*
  * Re-lay out, in place, every row of rel whose prefix hides a value of
  * attrs (what its indexes read, the last of them last), with rel's prefix
  * floor as slim_get_relinfo() gives it now.  Every row with storage is

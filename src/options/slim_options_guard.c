@@ -79,14 +79,16 @@ slim_alter_sets_identity_full(const AlterTableStmt *stmt)
 }
 
 /*
- * Whether the relation an ALTER TABLE names is a slimheap table, looked up
- * and locked as core does next.
+ * Whether the relation an ALTER TABLE names is a slimheap table with
+ * storage (a partitioned parent has no rows), looked up and locked as core
+ * does next.
  */
 static bool
 slim_alter_names_slimheap(AlterTableStmt *stmt)
 {
 	Oid			relid;
 	Oid			amoid;
+	char		relkind;
 	HeapTuple	tuple;
 
 	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
@@ -96,8 +98,9 @@ slim_alter_names_slimheap(AlterTableStmt *stmt)
 	if (!HeapTupleIsValid(tuple))
 		return false;
 	amoid = ((Form_pg_class) GETSTRUCT(tuple))->relam;
+	relkind = ((Form_pg_class) GETSTRUCT(tuple))->relkind;
 	ReleaseSysCache(tuple);
-	return slim_options_am_is_slimheap(amoid);
+	return RELKIND_HAS_STORAGE(relkind) && slim_options_am_is_slimheap(amoid);
 }
 
 /*
