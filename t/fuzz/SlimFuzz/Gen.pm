@@ -654,9 +654,13 @@ sub _index
 	my $col = $self->pick(@cols);
 	my $name = 'i' . $self->irand(1, 1000000);
 	$idx->{$name} = 1;
-	return $self->chance(0.5)
-	  ? "CREATE INDEX \@T_$name ON \@T ($col->{name})"
-	  : "CREATE INDEX \@T_$name ON \@T (k) INCLUDE ($col->{name}) WHERE $col->{name} IS NOT NULL";
+	# a column read as key, INCLUDE column and predicate, or expression:
+	# each is in the per-row floor of the rows that hold a value there
+	my $kind = $self->irand(1, 3);
+	return "CREATE INDEX \@T_$name ON \@T ($col->{name})" if $kind == 1;
+	return "CREATE INDEX \@T_$name ON \@T (k) INCLUDE ($col->{name}) WHERE $col->{name} IS NOT NULL"
+	  if $kind == 2;
+	return "CREATE INDEX \@T_$name ON \@T (($col->{name} IS NULL), k)";
 }
 
 # An index build (plain, CONCURRENTLY, UNIQUE) that other sessions watch
