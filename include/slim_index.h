@@ -48,6 +48,9 @@ extern void slim_move_hidden_rows(Relation rel, Oid building,
 								  int building_last);
 extern void slim_rewrite_table(Oid relid);
 
+/* slim_index_fresh.c: CREATE INDEX on a table new in this transaction */
+extern void slim_index_before_create(Node *parsetree, const char *queryString);
+
 /* slim_index_stmt.c: the statements around builds */
 extern bool slim_index_in_ddl(void);
 extern bool slim_index_in_concurrent_ddl(void);

@@ -103,6 +103,7 @@ extern void slim_identity_after_alter(Oid relid, bool was_full);
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
 extern void slim_relinfo_set_building(Relation rel, const Bitmapset *attrs);
+extern void slim_relinfo_forget_building(void);
 extern const SlimRelInfo *slim_build_relinfo(Relation rel);
 extern Bitmapset *slim_index_attr_bitmap(Relation rel);
 extern int	slim_index_natts(Relation rel);

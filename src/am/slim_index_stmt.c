@@ -4,7 +4,8 @@
  *	  The statements around index builds on slimheap tables: which utility
  *	  statement is under way, the rows a plain build leaves to move when
  *	  its statement ends, and the planner's parallel workers for builds.
- *	  Its utility hook also hands ALTER TABLE to slim_identity.c.
+ *	  Its utility hook also hands CREATE INDEX to slim_index_fresh.c first,
+ *	  and ALTER TABLE to slim_identity.c.
  *
  * A plain build that meets rows it cannot re-lay out before its scan (a
  * table that left compress mode, REINDEX, ...) moves them when the
@@ -193,6 +194,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	Oid			identity_relid = slim_identity_before_alter(pstmt->utilityStmt,
 															&was_full);
 
+	slim_index_before_create(pstmt->utilityStmt, queryString);
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
 		slim_ddl_concurrent = true;
 	slim_ddl_depth++;

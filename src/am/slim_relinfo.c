@@ -224,6 +224,15 @@ slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
 static Oid	slim_building_relid = InvalidOid;
 static Bitmapset *slim_building_attrs = NULL;	/* in TopMemoryContext */
 
+/* stop counting an index being built, wherever the cached facts are */
+void
+slim_relinfo_forget_building(void)
+{
+	bms_free(slim_building_attrs);
+	slim_building_attrs = NULL;
+	slim_building_relid = InvalidOid;
+}
+
 /*
  * Count (attrs not NULL) or stop counting (NULL) the attributes an index
  * being built reads (offset as pull_varattnos offsets them; attribute 0:
@@ -238,17 +247,31 @@ slim_relinfo_set_building(Relation rel, const Bitmapset *attrs)
 		pfree(rel->rd_amcache);
 		rel->rd_amcache = NULL;
 	}
-	bms_free(slim_building_attrs);
-	slim_building_attrs = NULL;
-	slim_building_relid = InvalidOid;
+	slim_relinfo_forget_building();
 	if (attrs != NULL)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
 
 		slim_building_attrs = bms_copy(attrs);
 		MemoryContextSwitchTo(oldcxt);
 		slim_building_relid = RelationGetRelid(rel);
 	}
+}
+
+/*
+ * The attributes an index being built on rel, or on the table a rewrite of
+ * rel copies (source), reads; NULL if none.
+ */
+static const Bitmapset *
+slim_relinfo_building(Relation rel, Relation source)
+{
+	if (!OidIsValid(slim_building_relid))
+		return NULL;
+	if (RelationGetRelid(rel) == slim_building_relid ||
+		(source != NULL && RelationGetRelid(source) == slim_building_relid))
+		return slim_building_attrs;
+	return NULL;
 }
 
 const SlimRelInfo *
@@ -277,8 +300,7 @@ slim_build_relinfo(Relation rel)
 		local.rewrite_prefix_floor =
 			slim_compress_prefix_floor(rel, source, &local.options,
 									   local.missing_floor, false,
-									   RelationGetRelid(rel) == slim_building_relid ?
-									   slim_building_attrs : NULL);
+									   slim_relinfo_building(rel, source));
 		/* C3: slim_confirm_row() decides per write, when it can log tails */
 		local.prefix_floor =
 			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
