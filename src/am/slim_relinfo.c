@@ -22,6 +22,7 @@
 #include "postgres.h"
 
 #include "access/sysattr.h"
+#include "access/tupdesc_details.h"
 #include "access/xlog.h"
 #include "catalog/catalog.h"
 #include "catalog/pg_class.h"
@@ -199,19 +200,36 @@ slim_compress_prefix_floor(Relation rel, Relation source,
  * applied to the old table's descriptor).  Until RelationClearMissing() at
  * the end of the rewrite only the index rebuilds read the new rows
  * (finish_heap_swap()), so compress rows honour the old fast defaults only
- * as far as an index reads: a fast default on the last column must not keep
- * every row from a tail.  docs/format.md, "Rewrites".
+ * of the columns an index reads (rule R', docs/row-floor.md): a fast
+ * default on a column no index reads must not keep every row from a tail.
+ * docs/format.md, "Rewrites".
  */
 int
 slim_rewrite_floor(Relation source, Relation rel, const SlimOptions *opts)
 {
-	int			floor = slim_missing_floor_upto(RelationGetDescr(source),
+	TupleDesc	desc = RelationGetDescr(source);
+	int			floor = slim_missing_floor_upto(desc,
 												RelationGetDescr(rel)->natts);
+	Bitmapset  *attrs;
+	int			x = -1;
+	int			need_floor = 0;
 
-	if (opts->null_bitmap == SLIM_NULL_BITMAP_COMPRESS && floor > 0)
-		floor = Min(floor, Max(slim_index_natts(source),
-							   slim_index_natts(rel)));
-	return floor;
+	if (opts->null_bitmap != SLIM_NULL_BITMAP_COMPRESS || floor == 0)
+		return floor;
+	attrs = bms_union(slim_index_attr_bitmap(source),
+					  slim_index_attr_bitmap(rel));
+	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
+		need_floor = floor;
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		int			attnum = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (attnum > need_floor && attnum <= floor &&
+			desc->constr->missing[attnum - 1].am_present)
+			need_floor = attnum;
+	}
+	bms_free(attrs);
+	return need_floor;
 }
 
 /*
