@@ -502,4 +502,25 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 #define SLIM_HIDDEN
 #endif
 
+/*
+ * The PID of the session of a virtual transaction ID (0 for a prepared
+ * transaction): 17 renamed backendId to procNumber and its lookup.
+ */
+#if PG_VERSION_NUM >= 170000
+#include "storage/procarray.h"
+#define slim_vxid_proc(vxid) ProcNumberGetProc((vxid).procNumber)
+#else
+#include "storage/sinvaladt.h"
+#define slim_vxid_proc(vxid) BackendIdGetProc((vxid).backendId)
+#endif
+#include "storage/proc.h"
+
+static inline int
+slim_vxid_pid(VirtualTransactionId vxid)
+{
+	PGPROC	   *proc = slim_vxid_proc(vxid);
+
+	return proc != NULL ? proc->pid : 0;
+}
+
 #endif							/* SLIM_COMPAT_H */

@@ -1,0 +1,104 @@
+--
+-- CALL slimheap.adopt() (src/am/slim_adopt.c): a heap table becomes
+-- slimheap in the catalog alone.  The file, the rows and the indexes stay;
+-- pg_class.relam, its pg_depend entry and the mode in reloptions change.
+-- A heap twin goes through the same statements and must read the same,
+-- before and after rows are written in the new mode.  Then every refusal,
+-- each with its message.  (t/067_adopt.pl: the lock taken in short tries
+-- while other sessions hold and wait for the table.)
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+RESET client_min_messages;
+
+CREATE SCHEMA adopt_t;
+SET search_path = adopt_t, public;
+
+-- ad (to adopt) and tw (its twin, heap for good): id, c1 .. c300, t text
+SELECT format('CREATE TABLE %I (id int PRIMARY KEY, %s, t text) USING heap', n,
+			  string_agg(format('c%s int4', i), ', ' ORDER BY i))
+FROM generate_series(1, 300) i, unnest(ARRAY['ad', 'tw']) n GROUP BY n \gexec
+-- rows of every age: a load, short rows from before ADD COLUMN, a dropped
+-- column, TOASTed text, an index on a middle column
+SELECT format('INSERT INTO %I (id, c3, c150, c299, t) SELECT g, g, '
+			  'CASE WHEN g %% 3 = 0 THEN g END, CASE WHEN g %% 5 = 0 THEN -g END, '
+			  'CASE WHEN g %% 50 = 0 THEN repeat(md5(g::text), 300) ELSE ''t'' || g END '
+			  'FROM generate_series(1, 2000) g', n)
+FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT format('CREATE INDEX ON %I (c150)', n) FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT format('ALTER TABLE %I ADD COLUMN late int', n) FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT format('ALTER TABLE %I DROP COLUMN c7', n) FROM unnest(ARRAY['ad', 'tw']) n \gexec
+
+-- differ(): rows of one table the other lacks, both ways
+CREATE FUNCTION differ() RETURNS bigint LANGUAGE sql AS $$
+	SELECT count(*) FROM ((TABLE ad EXCEPT ALL TABLE tw) UNION ALL (TABLE tw EXCEPT ALL TABLE ad)) d
+$$;
+
+SELECT pg_relation_filenode('ad') AS node \gset
+CALL slimheap.adopt('ad');
+SELECT a.amname, c.relfilenode = :node AS same_file, c.reloptions
+FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'ad'::regclass;
+SELECT a.amname AS depends_on
+FROM pg_depend d JOIN pg_am a ON a.oid = d.refobjid
+WHERE d.classid = 'pg_class'::regclass AND d.objid = 'ad'::regclass
+  AND d.refclassid = 'pg_am'::regclass;
+SELECT differ() AS rows_differ;
+
+-- written in compress now: new rows get tails; old rows read as before
+SELECT format('INSERT INTO %I (id, c3, c150, c299, t) SELECT g, g, NULL, g, ''n'' FROM generate_series(3001, 3500) g', n)
+FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT format('UPDATE %I SET c299 = NULL, late = id WHERE id %% 7 = 0', n)
+FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT format('DELETE FROM %I WHERE id %% 11 = 0', n) FROM unnest(ARRAY['ad', 'tw']) n \gexec
+SELECT differ() AS rows_differ;
+SELECT tail_rows > 0 AS new_rows_have_tails FROM slimheap.stats('ad');
+SELECT count(*) AS problems FROM slimheap.verify('ad');
+SELECT bt_index_check(indexrelid, true) FROM pg_index WHERE indrelid = 'ad'::regclass
+ORDER BY indexrelid::regclass::text;
+SET enable_seqscan = off;
+SELECT count(*) AS differ_by_index FROM ((SELECT id FROM ad WHERE c150 > 100 EXCEPT ALL
+	SELECT id FROM tw WHERE c150 > 100) UNION ALL (SELECT id FROM tw WHERE c150 > 100
+	EXCEPT ALL SELECT id FROM ad WHERE c150 > 100)) d;
+RESET enable_seqscan;
+-- and a rewrite keeps it so
+VACUUM FULL ad;
+SELECT differ() AS rows_differ;
+
+-- a table adopted in truncate mode
+CREATE TABLE small (id int, a int, b int) USING heap;
+INSERT INTO small SELECT g, g, NULL FROM generate_series(1, 100) g;
+CALL slimheap.adopt('small', 'truncate', '10 s');
+SELECT c.reloptions, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+WHERE c.oid = 'small'::regclass;
+SELECT count(*), sum(a) FROM small;
+
+-- refusals
+BEGIN;
+CALL slimheap.adopt('tw');
+ROLLBACK;
+CALL slimheap.adopt('ad');
+CALL slimheap.adopt('tw', 'sparse');
+CALL slimheap.adopt('tw', 'compress', '-1 s');
+CALL slimheap.adopt('tw', 'compress', '1 mon');
+CALL slimheap.adopt(NULL);
+CALL slimheap.adopt('tw_pkey');
+CREATE VIEW tw_view AS SELECT id FROM tw;
+CALL slimheap.adopt('tw_view');
+CREATE TABLE parted (id int) PARTITION BY RANGE (id);
+CALL slimheap.adopt('parted');
+CALL slimheap.adopt('pg_class');
+CREATE ROLE adopt_other;
+GRANT USAGE ON SCHEMA adopt_t TO adopt_other;
+SET ROLE adopt_other;
+CALL slimheap.adopt('tw');
+RESET ROLE;
+-- and a table that is not found
+CALL slimheap.adopt(0);
+-- nothing of the refused calls changed the twin
+SELECT a.amname, c.reloptions FROM pg_class c JOIN pg_am a ON a.oid = c.relam
+WHERE c.oid = 'tw'::regclass;
+
+RESET search_path;
+DROP SCHEMA adopt_t CASCADE;
+DROP ROLE adopt_other;

@@ -1,0 +1,314 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_adopt.c
+ *	  CALL slimheap.adopt(): a heap table becomes slimheap without a
+ *	  rewrite, catalog only.
+ *
+ * slimheap stores heap's pages, and heap never sets the tail bit: every
+ * heap row (short rows from ADD COLUMN included) is a valid slimheap row
+ * in every mode.  So a heap table becomes slimheap by its catalog alone:
+ * pg_class.relam, its pg_depend entry on the access method and the mode in
+ * reloptions change in one transaction, the file stays.  Rows written from
+ * then on take the mode's form; existing rows keep heap's until rewritten
+ * or re-laid.
+ *
+ * The lock is ACCESS EXCLUSIVE: a backend that holds any lock of the table
+ * when the change commits would not accept the invalidation when it locks
+ * it again, and could go on reading with heap's routine rows written with
+ * tails.  It is taken the way pg_repack takes its swap lock: tries with a
+ * short lock_timeout (100 ms, doubling to 1 s) in a subtransaction that
+ * catches the timeout, so that the sessions queued behind a try wait about
+ * as long as the try, even while a long transaction holds the table; after
+ * `wait`, an error that names the sessions in the way.  Other sessions'
+ * work is never cancelled.  CALL outside a transaction block only, so the
+ * lock is held for the catalog change alone.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_adopt.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/catalog.h"
+#include "catalog/dependency.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/objectaccess.h"
+#include "commands/defrem.h"
+#include "commands/tablecmds.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "slim_compat.h"
+#include "slim_options.h"
+#include "slim_wal.h"
+#include "slimheap.h"
+
+PG_FUNCTION_INFO_V1(slimheap_adopt);
+
+/* the tries' lock_timeout: from 100 ms, doubling, at most 1 s */
+#define SLIM_ADOPT_FIRST_TRY_MS		100
+#define SLIM_ADOPT_LAST_TRY_MS		1000
+
+/* the sessions holding locks that conflict with ACCESS EXCLUSIVE on relid */
+static char *
+slim_adopt_blockers(Oid relid)
+{
+	LOCKTAG		tag;
+	VirtualTransactionId *vxids;
+	StringInfoData buf;
+
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+	vxids = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
+	initStringInfo(&buf);
+	for (; VirtualTransactionIdIsValid(*vxids); vxids++)
+	{
+		int			pid = slim_vxid_pid(*vxids);
+
+		appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "", pid);
+	}
+	return buf.data;
+}
+
+/*
+ * One try for ACCESS EXCLUSIVE lock of relid, giving up after timeout_ms:
+ * in a subtransaction, whose lock_timeout setting ends with it and whose
+ * lock, once granted, passes to this transaction.
+ */
+static bool
+slim_adopt_try_lock(Oid relid, int timeout_ms)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	bool		locked = false;
+	char		setting[32];
+
+	snprintf(setting, sizeof(setting), "%dms", timeout_ms);
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		(void) set_config_option("lock_timeout", setting, PGC_USERSET,
+								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0,
+								 false);
+		LockRelationOid(relid, AccessExclusiveLock);
+		ReleaseCurrentSubTransaction();
+		locked = true;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			ReThrowError(edata);
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	return locked;
+}
+
+/* ACCESS EXCLUSIVE lock of relid within wait_ms, or an error */
+static void
+slim_adopt_lock(Oid relid, int64 wait_ms)
+{
+	TimestampTz start = GetCurrentTimestamp();
+	int			timeout_ms = SLIM_ADOPT_FIRST_TRY_MS;
+
+	for (;;)
+	{
+		long		secs;
+		int			usecs;
+
+		CHECK_FOR_INTERRUPTS();
+		if (slim_adopt_try_lock(relid, timeout_ms))
+			return;
+		TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
+		if (secs * 1000 + usecs / 1000 >= wait_ms)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("could not lock table \"%s\" to adopt it",
+							get_rel_name(relid)),
+					 errdetail("Sessions with PID %s held it for longer than the wait allowed.",
+							   slim_adopt_blockers(relid)),
+					 errhint("Call slimheap.adopt() again when they are done, or with a longer wait.")));
+		timeout_ms = Min(timeout_ms * 2, SLIM_ADOPT_LAST_TRY_MS);
+	}
+}
+
+/* the checks of a table to adopt, before its lock is taken */
+static void
+slim_adopt_check(Oid relid, Form_pg_class form)
+{
+	const char *name = NameStr(form->relname);
+
+	if (form->relkind == RELKIND_PARTITIONED_TABLE)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot adopt partitioned table \"%s\"", name),
+				 errhint("Adopt each of its partitions.")));
+	if (form->relkind != RELKIND_RELATION)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", name),
+				 errdetail("slimheap.adopt() takes heap tables only.")));
+	if (form->relpersistence == RELPERSISTENCE_TEMP &&
+		!isTempOrTempToastNamespace(form->relnamespace))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot adopt temporary tables of other sessions")));
+	if (IsSystemClass(relid, form))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied: \"%s\" is a system catalog", name)));
+	if (!slim_relation_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
+	if (form->relam != HEAP_TABLE_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s\" does not use access method heap", name),
+				 errdetail("Its access method is %s.",
+						   get_am_name(form->relam))));
+}
+
+/* relid's row of pg_class: access method slimheap, the mode stored */
+static void
+slim_adopt_catalog(Relation rel, Oid slim_am, const char *mode)
+{
+	Oid			relid = RelationGetRelid(rel);
+	Relation	pgclass = table_open(RelationRelationId, RowExclusiveLock);
+	HeapTuple	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	List	   *entries;
+
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	((Form_pg_class) GETSTRUCT(tuple))->relam = slim_am;
+	CatalogTupleUpdate(pgclass, &tuple->t_self, tuple);
+	heap_freetuple(tuple);
+	table_close(pgclass, RowExclusiveLock);
+
+	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId,
+							HEAP_TABLE_AM_OID, slim_am) != 1)
+		elog(ERROR, "could not change the access method dependency of relation \"%s\"",
+			 RelationGetRelationName(rel));
+	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
+	CommandCounterIncrement();
+
+	entries = slim_apply_entry(slim_stored_entries(relid),
+							   psprintf("%s.null_bitmap=%s",
+										SLIM_OPTION_NAMESPACE, mode),
+							   false);
+	(void) slim_store_entries(relid, entries);
+}
+
+/* the mode named, checked as the option's values are */
+static const char *
+slim_adopt_mode(text *mode_text)
+{
+	char	   *mode = text_to_cstring(mode_text);
+
+	if (strcmp(mode, "compress") != 0 && strcmp(mode, "truncate") != 0 &&
+		strcmp(mode, "full") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid value for slimheap.null_bitmap: \"%s\"", mode),
+				 errhint("Valid values are \"full\", \"truncate\" and \"compress\".")));
+	return mode;
+}
+
+/* interval arg as milliseconds, not negative */
+static int64
+slim_adopt_wait_ms(Interval *wait)
+{
+	int64		ms;
+
+	if (wait->month != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wait must not contain months or years")));
+	ms = wait->time / 1000 + (int64) wait->day * 86400000;
+	if (ms < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("wait must not be negative")));
+	return ms;
+}
+
+/*
+ * CALL slimheap.adopt(rel regclass, mode text, wait interval)
+ */
+Datum
+slimheap_adopt(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	const char *mode;
+	int64		wait_ms;
+	Oid			slim_am;
+	HeapTuple	tuple;
+	Relation	rel;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the arguments of slimheap.adopt() must not be NULL")));
+	if (IsTransactionBlock())
+		ereport(ERROR,
+				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
+				 errmsg("slimheap.adopt() cannot run inside a transaction block"),
+				 errdetail("It would hold the table's ACCESS EXCLUSIVE lock until the transaction ends."),
+				 errhint("CALL it on its own.")));
+	relid = PG_GETARG_OID(0);
+	mode = slim_adopt_mode(PG_GETARG_TEXT_PP(1));
+	wait_ms = slim_adopt_wait_ms(PG_GETARG_INTERVAL_P(2));
+	if (!slim_wal_registered())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("slimheap.adopt() needs slimheap in shared_preload_libraries"),
+				 errdetail("A server that loads slimheap per session cannot log or replay its WAL records.")));
+	slim_am = get_am_oid("slimheap", false);
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	slim_adopt_check(relid, (Form_pg_class) GETSTRUCT(tuple));
+	ReleaseSysCache(tuple);
+
+	slim_adopt_lock(relid, wait_ms);
+	rel = table_open(relid, NoLock);
+	/* what it was when checked, now under the lock */
+	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table \"%s\" changed its access method meanwhile",
+						RelationGetRelationName(rel))));
+	CheckTableNotInUse(rel, "slimheap.adopt()");
+	slim_adopt_catalog(rel, slim_am, mode);
+	table_close(rel, NoLock);
+
+	PG_RETURN_VOID();
+}
