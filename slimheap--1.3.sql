@@ -272,7 +272,13 @@ LANGUAGE C
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON PROCEDURE @extschema@.adopt(pg_catalog.regclass, pg_catalog.text, pg_catalog.interval) IS
 	'makes a heap table slimheap in mode, catalog only (same file, no row rewritten), waiting at most wait for its lock in short tries';
--- Owners of tables call it: the schema is usable by every role.  Its other
+CREATE PROCEDURE @extschema@.compact(rel pg_catalog.regclass)
+AS 'MODULE_PATHNAME', 'slimheap_compact'
+LANGUAGE C;
+-- (no SET search_path: a procedure with one cannot commit; it runs no SQL)
+COMMENT ON PROCEDURE @extschema@.compact(pg_catalog.regclass) IS
+	're-lays the rows of a slimheap table in place into its mode where that takes less room, page by page, committing every 1024 pages when called on its own';
+-- Owners of tables call them: the schema is usable by every role.  Its other
 -- members stay as they were: EXECUTE on the inspection functions is
 -- revoked from PUBLIC, and the handler and the event trigger function
 -- cannot be called from SQL.

@@ -16,6 +16,8 @@
 #define SLIM_RELAYOUT_H
 
 #include "nodes/bitmapset.h"
+#include "nodes/pg_list.h"
+#include "storage/block.h"
 #include "utils/rel.h"
 
 /* slim_relayout.c */
@@ -24,5 +26,8 @@ extern bool slim_relayout_any_wanted(Relation rel, const Bitmapset *attrs,
 									 bool whole_row, int last);
 extern bool slim_relayout_table(Relation rel, const Bitmapset *attrs,
 								bool whole_row, int last, uint64 *relaid);
+extern void slim_relayout_compact(Relation rel, BlockNumber start,
+								  BlockNumber end, List **skipped,
+								  uint64 *relaid);
 
 #endif							/* SLIM_RELAYOUT_H */

@@ -3,7 +3,8 @@
 -- slimheap in the catalog alone.  The file, the rows and the indexes stay;
 -- pg_class.relam, its pg_depend entry and the mode in reloptions change.
 -- A heap twin goes through the same statements and must read the same,
--- before and after rows are written in the new mode.  Then every refusal,
+-- before and after rows are written in the new mode, and after
+-- slimheap.compact() re-lays the old rows in place.  Then every refusal,
 -- each with its message.  (t/067_adopt.pl: the lock taken in short tries
 -- while other sessions hold and wait for the table.)
 --
@@ -61,6 +62,26 @@ SELECT count(*) AS differ_by_index FROM ((SELECT id FROM ad WHERE c150 > 100 EXC
 	SELECT id FROM tw WHERE c150 > 100) UNION ALL (SELECT id FROM tw WHERE c150 > 100
 	EXCEPT ALL SELECT id FROM ad WHERE c150 > 100)) d;
 RESET enable_seqscan;
+-- compact: the rows still in heap's form are re-laid in place into
+-- compress; the rows, the file and the indexes stay
+SELECT live_bytes AS live_before, pg_relation_size('ad') AS size_before
+FROM slimheap.stats('ad') \gset
+CALL slimheap.compact('ad');
+SELECT differ() AS rows_differ,
+	   s.live_bytes < :live_before AS live_bytes_shrank,
+	   s.tail_rows > 1000 AS old_rows_got_tails,
+	   pg_relation_size('ad') = :size_before AS same_size
+FROM slimheap.stats('ad') s;
+SELECT count(*) AS problems FROM slimheap.verify('ad');
+SELECT bt_index_check(indexrelid, true) FROM pg_index WHERE indrelid = 'ad'::regclass
+ORDER BY indexrelid::regclass::text;
+-- a second CALL finds nothing left; in a transaction block it runs in one
+CALL slimheap.compact('ad');
+BEGIN;
+CALL slimheap.compact('ad');
+COMMIT;
+CALL slimheap.compact('tw');
+CALL slimheap.compact(NULL);
 -- and a rewrite keeps it so
 VACUUM FULL ad;
 SELECT differ() AS rows_differ;

@@ -198,13 +198,14 @@ is($updated, $node->safe_psql('hs_new', $config_sql),
 is($updated, join("\n",
 	'adopt: search_path=pg_catalog, pg_temp',
 	'advise: search_path=pg_catalog, pg_temp',
+	'compact: -',
 	'estimate: search_path=pg_catalog, pg_temp',
 	'page_items: search_path=pg_catalog, pg_temp',
 	'slimheap_options_guard: -',
 	'slimheap_tableam_handler: -',
 	'stats: search_path=pg_catalog, pg_temp',
 	'verify: search_path=pg_catalog, pg_temp'),
-	'every function but the handler and the guard has search_path = pg_catalog, pg_temp');
+	'every function but the handler, the guard and compact (which commits, and runs no SQL) has search_path = pg_catalog, pg_temp');
 check_victim('hs_upd');
 
 # 3. the statements advise() prints name exactly the table they convert

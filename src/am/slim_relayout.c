@@ -42,6 +42,7 @@
 #include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "storage/freespace.h"
 #include "storage/procarray.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -71,6 +72,7 @@ typedef struct SlimRelayoutPass
 	BufferAccessStrategy strategy;
 	MemoryContext page_cxt;		/* the rows formed for one page */
 	bool		complete;		/* no row left hiding a value */
+	bool		shrink;			/* compact: the rows its form stores shorter */
 	uint64		relaid;
 } SlimRelayoutPass;
 
@@ -81,13 +83,16 @@ slim_relayout_possible(Relation rel)
 	return !RelationNeedsWAL(rel) || slim_wal_registered();
 }
 
-/* a cleanup lock of buf, unless another backend keeps it pinned */
+/*
+ * A cleanup lock of buf, unless another backend keeps it pinned: tried
+ * for 100 ms, or once for compact (which comes back to the page later).
+ */
 static bool
-slim_relayout_lock(Buffer buf)
+slim_relayout_lock(SlimRelayoutPass *rp, Buffer buf)
 {
 	int			i;
 
-	for (i = 0; i < SLIM_CLEANUP_TRIES; i++)
+	for (i = 0; i < (rp->shrink ? 1 : SLIM_CLEANUP_TRIES); i++)
 	{
 		if (ConditionalLockBufferForCleanup(buf))
 			return true;
@@ -119,10 +124,42 @@ slim_relayout_aborted(HeapTupleHeader td)
 	return !TransactionIdDidCommit(xmin);
 }
 
-/* whether the row td must be re-laid: its prefix hides a value */
+/*
+ * Whether compact may re-lay the row td: inserted by a committed
+ * transaction (never one in progress, whose own reads may hold the row),
+ * not an insert of ON CONFLICT that may still be taken back, and without
+ * external values (the former would keep heap's form for it anyway, C2).
+ */
+static bool
+slim_relayout_settled(HeapTupleHeader td)
+{
+	TransactionId xmin;
+
+	if (HeapTupleHeaderIsSpeculative(td) || HeapTupleHeaderHasExternal(td))
+		return false;
+	if (HeapTupleHeaderXminCommitted(td))
+		return true;
+	if (HeapTupleHeaderXminInvalid(td))
+		return false;
+	xmin = HeapTupleHeaderGetRawXmin(td);
+	if (!TransactionIdIsNormal(xmin))
+		return xmin == FrozenTransactionId;
+	if (TransactionIdIsCurrentTransactionId(xmin) ||
+		TransactionIdIsInProgress(xmin))
+		return false;
+	return TransactionIdDidCommit(xmin);
+}
+
+/*
+ * Whether the row td may have to be re-laid: its prefix hides a value
+ * (index builds), or, for compact, it is settled (whether its form is
+ * shorter is seen once it is formed).
+ */
 static bool
 slim_relayout_wanted(SlimRelayoutPass *rp, HeapTupleHeader td)
 {
+	if (rp->shrink)
+		return slim_relayout_settled(td);
 	return HeapTupleHeaderGetNatts(td) < rp->last &&
 		SlimHeaderHasTail(td) && !slim_relayout_aborted(td) &&
 		slim_tail_hides(td, rp->desc, rp->attrs, rp->whole_row);
@@ -138,6 +175,7 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 {
 	ItemId		lp = PageGetItemId(page, offnum);
 	HeapTupleData tuple;
+	HeapTuple	formed;
 	int			stored_natts;
 	int			i;
 
@@ -160,10 +198,14 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 	 */
 	for (i = stored_natts; i < rp->desc->natts; i++)
 		rp->isnull[i] = true;
-	Assert(!rp->isnull[stored_natts - 1]);
-	return slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
-						   Min(rp->missing_floor, stored_natts),
-						   slim_floor_row(rp->prefix_floor, rp->isnull));
+	Assert(rp->shrink || !rp->isnull[stored_natts - 1]);
+	formed = slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
+							 Min(rp->missing_floor, stored_natts),
+							 slim_floor_row(rp->prefix_floor, rp->isnull));
+	/* compact: only a row that takes less room on the page */
+	if (rp->shrink && MAXALIGN(formed->t_len) >= MAXALIGN(tuple.t_len))
+		return NULL;
+	return formed;
 }
 
 /*
@@ -211,8 +253,9 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
  * none, and are left at that, without a cleanup lock.
  */
 static bool
-slim_relayout_needed(SlimRelayoutPass *rp, Page page)
+slim_relayout_needed(SlimRelayoutPass *rp, Buffer buf)
 {
+	Page		page = BufferGetPage(buf);
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber offnum;
 
@@ -224,14 +267,20 @@ slim_relayout_needed(SlimRelayoutPass *rp, Page page)
 		if (!ItemIdIsNormal(lp))
 			continue;
 		td = (HeapTupleHeader) PageGetItem(page, lp);
-		if (slim_relayout_wanted(rp, td))
+		if (!slim_relayout_wanted(rp, td))
+			continue;
+		if (!rp->shrink ||
+			slim_relayout_form(rp, page, offnum, BufferGetBlockNumber(buf)) != NULL)
 			return true;
 	}
 	return false;
 }
 
-/* re-lay out the rows of one block that hide a value */
-static void
+/*
+ * Re-lay out the rows of one block that hide a value (or, for compact,
+ * take less room in their form); false if the page stayed pinned.
+ */
+static bool
 slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 {
 	Buffer		buf = ReadBufferExtended(rp->rel, MAIN_FORKNUM, blkno,
@@ -244,21 +293,22 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 	int			n;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
-	needed = slim_relayout_needed(rp, BufferGetPage(buf));
+	needed = slim_relayout_needed(rp, buf);
+	MemoryContextReset(rp->page_cxt);
 	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 	if (!needed)
 	{
 		ReleaseBuffer(buf);
-		return;
+		return true;
 	}
 
 	for (;;)
 	{
-		if (!slim_relayout_lock(buf))
+		if (!slim_relayout_lock(rp, buf))
 		{
 			rp->complete = false;
 			ReleaseBuffer(buf);
-			return;
+			return false;
 		}
 		n = slim_relayout_collect(rp, buf, offsets, rows, &short_of_room);
 		if (!short_of_room || pruned)
@@ -276,8 +326,18 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 		slim_wal_relayout_page(rp->rel, buf, offsets, rows, n);
 		rp->relaid += n;
 	}
-	UnlockReleaseBuffer(buf);
+	/* compact frees room that VACUUM, skipping all-visible pages, may not see */
+	if (n > 0 && rp->shrink)
+	{
+		Size		free_space = PageGetHeapFreeSpace(BufferGetPage(buf));
+
+		UnlockReleaseBuffer(buf);
+		RecordPageWithFreeSpace(rp->rel, blkno, free_space);
+	}
+	else
+		UnlockReleaseBuffer(buf);
 	MemoryContextReset(rp->page_cxt);
+	return true;
 }
 
 /*
@@ -308,11 +368,46 @@ slim_relayout_any_wanted(Relation rel, const Bitmapset *attrs, bool whole_row,
 
 		CHECK_FOR_INTERRUPTS();
 		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		found = slim_relayout_needed(&rp, BufferGetPage(buf));
+		found = slim_relayout_needed(&rp, buf);
 		UnlockReleaseBuffer(buf);
 	}
 	FreeAccessStrategy(rp.strategy);
 	return found;
+}
+
+/* a pass over rel with its floors now (compact: shrink) */
+static void
+slim_relayout_begin(SlimRelayoutPass *rp, Relation rel, bool shrink)
+{
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+
+	Assert(slim_relayout_possible(rel));
+	memset(rp, 0, sizeof(*rp));
+	rp->rel = rel;
+	rp->desc = RelationGetDescr(rel);
+	rp->shrink = shrink;
+	/* full mode would store every attribute, the missing ones as NULLs */
+	rp->mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
+		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
+	rp->missing_floor = info->missing_floor;
+	/* rows written in place are logged in slimheap's record, never decoded */
+	rp->prefix_floor = info->rewrite_prefix_floor;
+	rp->values = palloc(rp->desc->natts * sizeof(Datum));
+	rp->isnull = palloc(rp->desc->natts * sizeof(bool));
+	rp->strategy = GetAccessStrategy(BAS_VACUUM);
+	rp->page_cxt = AllocSetContextCreate(CurrentMemoryContext,
+										 "slimheap re-layout",
+										 ALLOCSET_DEFAULT_SIZES);
+	rp->complete = true;
+}
+
+static void
+slim_relayout_end(SlimRelayoutPass *rp)
+{
+	MemoryContextDelete(rp->page_cxt);
+	FreeAccessStrategy(rp->strategy);
+	pfree(rp->values);
+	pfree(rp->isnull);
 }
 
 /*
@@ -327,45 +422,55 @@ bool
 slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 					int last, uint64 *relaid)
 {
-	const SlimRelInfo *info = slim_get_relinfo(rel);
 	SlimRelayoutPass rp;
 	BlockNumber nblocks = RelationGetNumberOfBlocks(rel);
 	BlockNumber blkno;
 	MemoryContext oldcxt;
 
-	Assert(slim_relayout_possible(rel));
-	memset(&rp, 0, sizeof(rp));
-	rp.rel = rel;
-	rp.desc = RelationGetDescr(rel);
+	slim_relayout_begin(&rp, rel, false);
 	rp.attrs = attrs;
 	rp.whole_row = whole_row;
 	rp.last = last;
-	/* full mode would store every attribute, the missing ones as NULLs */
-	rp.mode = info->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS ?
-		SLIM_NULL_BITMAP_COMPRESS : SLIM_NULL_BITMAP_TRUNCATE;
-	rp.missing_floor = info->missing_floor;
-	/* rows written in place are logged in slimheap's record, never decoded */
-	rp.prefix_floor = info->rewrite_prefix_floor;
-	rp.values = palloc(rp.desc->natts * sizeof(Datum));
-	rp.isnull = palloc(rp.desc->natts * sizeof(bool));
-	rp.strategy = GetAccessStrategy(BAS_VACUUM);
-	rp.page_cxt = AllocSetContextCreate(CurrentMemoryContext,
-										"slimheap re-layout",
-										ALLOCSET_DEFAULT_SIZES);
-	rp.complete = true;
-
 	oldcxt = MemoryContextSwitchTo(rp.page_cxt);
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
 		CHECK_FOR_INTERRUPTS();
-		slim_relayout_block(&rp, blkno);
+		(void) slim_relayout_block(&rp, blkno);
 	}
 	MemoryContextSwitchTo(oldcxt);
-
-	MemoryContextDelete(rp.page_cxt);
-	FreeAccessStrategy(rp.strategy);
-	pfree(rp.values);
-	pfree(rp.isnull);
+	slim_relayout_end(&rp);
 	*relaid = rp.relaid;
 	return rp.complete;
+}
+
+/*
+ * compact: re-lay out, in place, the settled rows of blocks [start, end)
+ * of rel (a compress or truncate table) that its form, with its floors
+ * now, stores in less room, and record the room freed in the free space
+ * map.  A page another backend keeps pinned is not waited for: its number
+ * is appended to *skipped (in the caller's memory context).  *relaid
+ * counts the rows re-laid.
+ */
+void
+slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
+					  List **skipped, uint64 *relaid)
+{
+	SlimRelayoutPass rp;
+	BlockNumber blkno;
+	MemoryContext oldcxt = CurrentMemoryContext;
+
+	slim_relayout_begin(&rp, rel, true);
+	for (blkno = start; blkno < end; blkno++)
+	{
+		bool		done;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(rp.page_cxt);
+		done = slim_relayout_block(&rp, blkno);
+		MemoryContextSwitchTo(oldcxt);
+		if (!done)
+			*skipped = lappend_int(*skipped, (int) blkno);
+	}
+	slim_relayout_end(&rp);
+	*relaid += rp.relaid;
 }

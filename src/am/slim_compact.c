@@ -1,0 +1,185 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_compact.c
+ *	  CALL slimheap.compact(): a slimheap table's existing rows re-laid in
+ *	  place into its mode, page by page, online.
+ *
+ * Rows written before a table became slimheap (slimheap.adopt()), before
+ * its mode changed, or in a form without a tail (an UPDATE's new row while
+ * logical decoding is on) keep heap's form, or a longer one, until a
+ * rewrite.  compact re-lays them where they are, with the in-place
+ * re-layout of index builds (slim_relayout.c: a cleanup lock, the same
+ * line pointer, header and visibility, slimheap's WAL record, nothing
+ * decoded), choosing the rows that its form stores in less room, and
+ * records the room freed in the free space map.  It takes SHARE UPDATE
+ * EXCLUSIVE lock, as VACUUM does: reads and writes go on.  Only rows
+ * inserted by committed transactions are touched.  A page another session
+ * keeps pinned is skipped and tried once more at the end.
+ *
+ * Called on its own (CALL outside a transaction block) it commits every
+ * SLIM_COMPACT_BATCH pages, so it holds no snapshot for long and a cancel
+ * keeps what was done; the next CALL skips the pages done, whose rows
+ * have their form already.  Shrinking the file is VACUUM FULL's or
+ * pg_repack's job; both keep the forms.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_compact.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/table.h"
+#include "access/xact.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "slim_compat.h"
+#include "slim_relayout.h"
+#include "slimheap.h"
+
+PG_FUNCTION_INFO_V1(slimheap_compact);
+
+/* pages between commits */
+#define SLIM_COMPACT_BATCH	1024
+
+/*
+ * relid opened for compact, locked SHARE UPDATE EXCLUSIVE, with its
+ * checks; NULL when it is gone (dropped between batches).
+ */
+static Relation
+slim_compact_open(Oid relid)
+{
+	Relation	rel = try_table_open(relid, ShareUpdateExclusiveLock);
+
+	if (rel == NULL)
+		return NULL;
+	if (!slim_is_slimheap_relation(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("table \"%s\" does not use access method slimheap",
+						RelationGetRelationName(rel)),
+				 errhint("slimheap.adopt() makes a heap table slimheap first.")));
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	if (!slim_relation_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+					   RelationGetRelationName(rel));
+	if (!slim_relayout_possible(rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("slimheap.compact() needs slimheap in shared_preload_libraries"),
+				 errdetail("It logs the rows it re-lays in a WAL record of slimheap's own.")));
+	return rel;
+}
+
+/* blocks [start, end) of relid, in a transaction; false if relid is gone */
+static bool
+slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
+				   List **skipped, uint64 *relaid, BlockNumber *nblocks)
+{
+	Relation	rel = slim_compact_open(relid);
+
+	if (rel == NULL)
+		return false;
+	*nblocks = RelationGetNumberOfBlocks(rel);
+	*end = Min(*end, *nblocks);
+	if (start < *end &&
+		slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_FULL)
+		slim_relayout_compact(rel, start, *end, skipped, relaid);
+	table_close(rel, NoLock);
+	return true;
+}
+
+/*
+ * CALL slimheap.compact(rel regclass)
+ */
+Datum
+slimheap_compact(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	bool		atomic;
+	BlockNumber blkno = 0;
+	BlockNumber nblocks = 0;
+	uint64		relaid = 0;
+	List	   *skipped = NIL;
+	List	   *again = NIL;
+	ListCell   *lc;
+	MemoryContext cxt;
+	MemoryContext oldcxt;
+	int			pinned = 0;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the table of slimheap.compact() must not be NULL")));
+	relid = PG_GETARG_OID(0);
+	atomic = fcinfo->context == NULL || !IsA(fcinfo->context, CallContext) ||
+		((CallContext *) fcinfo->context)->atomic;
+
+	/* what must outlive the commits */
+	cxt = AllocSetContextCreate(TopMemoryContext, "slimheap compact",
+								ALLOCSET_SMALL_SIZES);
+	PG_TRY();
+	{
+		if (!atomic)
+			SPI_connect_ext(SPI_OPT_NONATOMIC);
+		for (;;)
+		{
+			BlockNumber end = blkno + SLIM_COMPACT_BATCH;
+
+			oldcxt = MemoryContextSwitchTo(cxt);
+			if (!slim_compact_range(relid, blkno, &end, &skipped, &relaid,
+									&nblocks))
+				ereport(ERROR,
+						(errcode(ERRCODE_UNDEFINED_TABLE),
+						 errmsg("relation with OID %u does not exist", relid)));
+			MemoryContextSwitchTo(oldcxt);
+			blkno = end;
+			if (blkno >= nblocks)
+				break;
+			if (!atomic)
+				SPI_commit();
+		}
+
+		/* the pages that were pinned: once more, one at a time */
+		foreach(lc, skipped)
+		{
+			BlockNumber one = (BlockNumber) lfirst_int(lc);
+			BlockNumber end = one + 1;
+
+			oldcxt = MemoryContextSwitchTo(cxt);
+			(void) slim_compact_range(relid, one, &end, &again, &relaid,
+									  &nblocks);
+			MemoryContextSwitchTo(oldcxt);
+		}
+		if (!atomic)
+			SPI_finish();
+		pinned = list_length(again);
+	}
+	PG_FINALLY();
+	{
+		MemoryContextDelete(cxt);
+	}
+	PG_END_TRY();
+
+	ereport(NOTICE,
+			(errmsg("compacted table \"%s\": %llu rows re-laid in place",
+					get_rel_name(relid), (unsigned long long) relaid),
+			 pinned > 0 ?
+			 errdetail("%d pages stayed pinned by other sessions; CALL slimheap.compact() again for them.",
+					   pinned) : 0));
+	PG_RETURN_VOID();
+}
