@@ -99,6 +99,11 @@ extern SLIM_HIDDEN void slim_index_validate_scan(Relation table_rel, Relation in
 												 Snapshot snapshot,
 												 struct ValidateIndexState *state);
 
+/* slim_vacuum.c: VACUUM gives changed pages' rows their form back */
+extern SLIM_HIDDEN void slim_relation_vacuum(Relation rel,
+											 SLIM_VACUUM_PARAMS params,
+											 BufferAccessStrategy bstrategy);
+
 /* slim_cluster.c: CLUSTER and VACUUM FULL form every row again */
 extern SLIM_HIDDEN void slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 													   Relation OldIndex, bool use_sort,

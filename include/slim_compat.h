@@ -523,4 +523,28 @@ slim_vxid_pid(VirtualTransactionId vxid)
 	return proc != NULL ? proc->pid : 0;
 }
 
+/*
+ * VACUUM: relation_vacuum's parameters became const in 19; the delay point
+ * takes is_analyze from 18; the failsafe is a global from 16 (on 15, the
+ * table's age against vacuum_failsafe_age, the test VACUUM applies).
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_VACUUM_PARAMS const VacuumParams *
+#else
+#define SLIM_VACUUM_PARAMS struct VacuumParams *
+#endif
+#if PG_VERSION_NUM >= 180000
+#define slim_vacuum_delay_point() vacuum_delay_point(false)
+#else
+#define slim_vacuum_delay_point() vacuum_delay_point()
+#endif
+#if PG_VERSION_NUM >= 160000
+#define slim_vacuum_failsafe_active(rel) (VacuumFailsafeActive)
+#else
+#define slim_vacuum_failsafe_active(rel) \
+	(TransactionIdIsNormal((rel)->rd_rel->relfrozenxid) && \
+	 (int32) (ReadNextTransactionId() - (rel)->rd_rel->relfrozenxid) > \
+	 vacuum_failsafe_age)
+#endif
+
 #endif							/* SLIM_COMPAT_H */

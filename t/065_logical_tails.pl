@@ -206,14 +206,15 @@ foreach my $t ('tm', 'ti', 'tb')
 }
 
 # crash recovery, with a prepared transaction of tail rows in between and
-# a COPY under way when the server stops
+# a COPY under way when the server stops (300,000 rows: long enough that
+# the stop lands while it runs, also on a loaded machine)
 $pub->safe_psql(
 	'postgres', qq{
 BEGIN;
 INSERT INTO tm SELECT g, $mixed_values FROM generate_series(8001, 8200) g;
 PREPARE TRANSACTION 'p2';
 INSERT INTO tm SELECT g, $mixed_values FROM generate_series(9001, 9200) g;
-COPY (SELECT g, $mixed_values FROM generate_series(200001, 260000) g) TO '$copy_file';
+COPY (SELECT g, $mixed_values FROM generate_series(200001, 500000) g) TO '$copy_file';
 });
 my %before = map { $_ => rows_of($pub, $_) } ('tm', 'ti', 'tb');
 my ($copy_out, $copy_err) = ('', '');
@@ -238,7 +239,7 @@ is(rows_of($sub, 'tm'), rows_of($pub, 'tm'),
 	'subscriber: tm holds the publisher\'s rows after the crash and COMMIT PREPARED');
 cmp_ok($pub->safe_psql('postgres', 'SELECT count(*) FROM tm WHERE id BETWEEN 8001 AND 8200'),
 	'==', 200, 'the prepared rows are there');
-is($pub->safe_psql('postgres', 'SELECT count(*) FROM tm WHERE id BETWEEN 200001 AND 260000'),
+is($pub->safe_psql('postgres', 'SELECT count(*) FROM tm WHERE id BETWEEN 200001 AND 500000'),
 	'0', 'the COPY cut short by the stop left no row');
 
 # pg_recvlogical, from a slot made at the start: the INSERTs of ti it

@@ -98,7 +98,7 @@ slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
 	*end = Min(*end, *nblocks);
 	if (start < *end &&
 		slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_FULL)
-		slim_relayout_compact(rel, start, *end, skipped, relaid);
+		slim_relayout_compact(rel, start, *end, NULL, NULL, skipped, relaid);
 	table_close(rel, NoLock);
 	return true;
 }

@@ -447,12 +447,15 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
  * compact: re-lay out, in place, the settled rows of blocks [start, end)
  * of rel (a compress or truncate table) that its form, with its floors
  * now, stores in less room, and record the room freed in the free space
- * map.  A page another backend keeps pinned is not waited for: its number
- * is appended to *skipped (in the caller's memory context).  *relaid
- * counts the rows re-laid.
+ * map.  only, if not NULL, is a bitmap of the blocks to look at (bit
+ * blkno - start), and per_block runs before each block looked at (VACUUM's
+ * delay point).  A page another backend keeps pinned is not waited for:
+ * its number is appended to *skipped (in the caller's memory context).
+ * *relaid counts the rows re-laid.
  */
 void
 slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
+					  const uint8 *only, void (*per_block) (void),
 					  List **skipped, uint64 *relaid)
 {
 	SlimRelayoutPass rp;
@@ -464,7 +467,12 @@ slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
 	{
 		bool		done;
 
+		if (only != NULL &&
+			(only[(blkno - start) / 8] & (1 << ((blkno - start) % 8))) == 0)
+			continue;
 		CHECK_FOR_INTERRUPTS();
+		if (per_block != NULL)
+			per_block();
 		MemoryContextSwitchTo(rp.page_cxt);
 		done = slim_relayout_block(&rp, blkno);
 		MemoryContextSwitchTo(oldcxt);

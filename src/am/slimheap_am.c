@@ -92,6 +92,9 @@ slim_init_routine(void)
 	slim_routine.index_build_range_scan = slim_index_build_range_scan;
 	slim_routine.index_validate_scan = slim_index_validate_scan;
 
+	/* VACUUM re-lays changed pages' rows after heap's (slim_vacuum.c) */
+	slim_routine.relation_vacuum = slim_relation_vacuum;
+
 	/* CLUSTER and VACUUM FULL (slim_cluster.c); TOAST (slim_toast_am.c) */
 	slim_routine.relation_copy_for_cluster = slim_relation_copy_for_cluster;
 	slim_routine.relation_toast_am = slim_relation_toast_am;
