@@ -547,4 +547,7 @@ slim_vxid_pid(VirtualTransactionId vxid)
 	 vacuum_failsafe_age)
 #endif
 
+/* a partitioned table has an access method of its own from 17 on */
+#define SLIM_PARTITIONED_HAS_AM (PG_VERSION_NUM >= 170000)
+
 #endif							/* SLIM_COMPAT_H */

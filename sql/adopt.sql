@@ -94,6 +94,33 @@ SELECT c.reloptions, a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam
 WHERE c.oid = 'small'::regclass;
 SELECT count(*), sum(a) FROM small;
 
+-- a partitioned table: every partition (a sub-partitioned one, a default
+-- one, one adopted before) is adopted; the parent gets the access method
+-- from PostgreSQL 17 on (before, a NOTICE says it keeps none)
+CREATE TABLE parted (id int, a int, b int) PARTITION BY RANGE (id);
+CREATE TABLE parted_1 PARTITION OF parted FOR VALUES FROM (0) TO (100);
+CREATE TABLE parted_2 PARTITION OF parted FOR VALUES FROM (100) TO (200)
+	PARTITION BY RANGE (id);
+CREATE TABLE parted_2a PARTITION OF parted_2 FOR VALUES FROM (100) TO (200);
+CREATE TABLE parted_def PARTITION OF parted DEFAULT;
+CREATE TABLE parted_3 PARTITION OF parted FOR VALUES FROM (200) TO (300);
+INSERT INTO parted SELECT g, g, NULL FROM generate_series(1, 400) g;
+CALL slimheap.adopt('parted_3', 'compress');
+SET client_min_messages = warning;
+CALL slimheap.adopt('parted', 'truncate');
+RESET client_min_messages;
+SELECT c.relname, c.relkind, a.amname, c.reloptions
+FROM pg_class c LEFT JOIN pg_am a ON a.oid = c.relam
+WHERE c.relname LIKE 'parted%' AND c.relkind = 'r' ORDER BY 1;
+SELECT c.relname, a.amname IS NOT DISTINCT FROM
+	   CASE WHEN current_setting('server_version_num')::int >= 170000 THEN 'slimheap' END
+	   AS am_as_the_version_allows
+FROM pg_class c LEFT JOIN pg_am a ON a.oid = c.relam
+WHERE c.relname LIKE 'parted%' AND c.relkind = 'p' ORDER BY 1;
+SELECT count(*), sum(a) FROM parted;
+INSERT INTO parted SELECT g, g, NULL FROM generate_series(401, 450) g;
+SELECT count(*) FROM parted_def;
+
 -- refusals
 BEGIN;
 CALL slimheap.adopt('tw');
@@ -106,8 +133,6 @@ CALL slimheap.adopt(NULL);
 CALL slimheap.adopt('tw_pkey');
 CREATE VIEW tw_view AS SELECT id FROM tw;
 CALL slimheap.adopt('tw_view');
-CREATE TABLE parted (id int) PARTITION BY RANGE (id);
-CALL slimheap.adopt('parted');
 CALL slimheap.adopt('pg_class');
 CREATE ROLE adopt_other;
 GRANT USAGE ON SCHEMA adopt_t TO adopt_other;

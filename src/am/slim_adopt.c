@@ -40,6 +40,7 @@
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_inherits.h"
 #include "catalog/pg_class.h"
 #include "catalog/objectaccess.h"
 #include "commands/defrem.h"
@@ -67,33 +68,40 @@ PG_FUNCTION_INFO_V1(slimheap_adopt);
 #define SLIM_ADOPT_FIRST_TRY_MS		100
 #define SLIM_ADOPT_LAST_TRY_MS		1000
 
-/* the sessions holding locks that conflict with ACCESS EXCLUSIVE on relid */
+/*
+ * The sessions holding locks that conflict with ACCESS EXCLUSIVE on any of
+ * relids
+ */
 static char *
-slim_adopt_blockers(Oid relid)
+slim_adopt_blockers(List *relids)
 {
-	LOCKTAG		tag;
-	VirtualTransactionId *vxids;
 	StringInfoData buf;
+	ListCell   *lc;
 
-	SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
-	vxids = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
 	initStringInfo(&buf);
-	for (; VirtualTransactionIdIsValid(*vxids); vxids++)
+	foreach(lc, relids)
 	{
-		int			pid = slim_vxid_pid(*vxids);
+		LOCKTAG		tag;
+		VirtualTransactionId *vxids;
 
-		appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "", pid);
+		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
+		vxids = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
+		for (; VirtualTransactionIdIsValid(*vxids); vxids++)
+			appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "",
+							 slim_vxid_pid(*vxids));
 	}
 	return buf.data;
 }
 
 /*
- * One try for ACCESS EXCLUSIVE lock of relid, giving up after timeout_ms:
- * in a subtransaction, whose lock_timeout setting ends with it and whose
- * lock, once granted, passes to this transaction.
+ * One try for ACCESS EXCLUSIVE lock of every relation of relids (a table,
+ * or a partitioned table first and its partitions), giving up after
+ * timeout_ms for any of them: in a subtransaction, whose lock_timeout
+ * setting ends with it, whose locks, once all granted, pass to this
+ * transaction, and whose locks of a failed try are all let go.
  */
 static bool
-slim_adopt_try_lock(Oid relid, int timeout_ms)
+slim_adopt_try_lock(List *relids, int timeout_ms)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -104,10 +112,13 @@ slim_adopt_try_lock(Oid relid, int timeout_ms)
 	BeginInternalSubTransaction(NULL);
 	PG_TRY();
 	{
+		ListCell   *lc;
+
 		(void) set_config_option("lock_timeout", setting, PGC_USERSET,
 								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0,
 								 false);
-		LockRelationOid(relid, AccessExclusiveLock);
+		foreach(lc, relids)
+			LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
 		ReleaseCurrentSubTransaction();
 		locked = true;
 	}
@@ -131,9 +142,9 @@ slim_adopt_try_lock(Oid relid, int timeout_ms)
 	return locked;
 }
 
-/* ACCESS EXCLUSIVE lock of relid within wait_ms, or an error */
+/* ACCESS EXCLUSIVE lock of relids within wait_ms, or an error */
 static void
-slim_adopt_lock(Oid relid, int64 wait_ms)
+slim_adopt_lock(List *relids, int64 wait_ms)
 {
 	TimestampTz start = GetCurrentTimestamp();
 	int			timeout_ms = SLIM_ADOPT_FIRST_TRY_MS;
@@ -144,16 +155,16 @@ slim_adopt_lock(Oid relid, int64 wait_ms)
 		int			usecs;
 
 		CHECK_FOR_INTERRUPTS();
-		if (slim_adopt_try_lock(relid, timeout_ms))
+		if (slim_adopt_try_lock(relids, timeout_ms))
 			return;
 		TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
 		if (secs * 1000 + usecs / 1000 >= wait_ms)
 			ereport(ERROR,
 					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
 					 errmsg("could not lock table \"%s\" to adopt it",
-							get_rel_name(relid)),
+							get_rel_name(linitial_oid(relids))),
 					 errdetail("Sessions with PID %s held it for longer than the wait allowed.",
-							   slim_adopt_blockers(relid)),
+							   slim_adopt_blockers(relids)),
 					 errhint("Call slimheap.adopt() again when they are done, or with a longer wait.")));
 		timeout_ms = Min(timeout_ms * 2, SLIM_ADOPT_LAST_TRY_MS);
 	}
@@ -165,12 +176,8 @@ slim_adopt_check(Oid relid, Form_pg_class form)
 {
 	const char *name = NameStr(form->relname);
 
-	if (form->relkind == RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot adopt partitioned table \"%s\"", name),
-				 errhint("Adopt each of its partitions.")));
-	if (form->relkind != RELKIND_RELATION)
+	if (form->relkind != RELKIND_RELATION &&
+		form->relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("\"%s\" is not a table", name),
@@ -186,7 +193,7 @@ slim_adopt_check(Oid relid, Form_pg_class form)
 				 errmsg("permission denied: \"%s\" is a system catalog", name)));
 	if (!slim_relation_ownercheck(relid, GetUserId()))
 		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, name);
-	if (form->relam != HEAP_TABLE_AM_OID)
+	if (form->relkind == RELKIND_RELATION && form->relam != HEAP_TABLE_AM_OID)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("table \"%s\" does not use access method heap", name),
@@ -194,34 +201,99 @@ slim_adopt_check(Oid relid, Form_pg_class form)
 						   get_am_name(form->relam))));
 }
 
-/* relid's row of pg_class: access method slimheap, the mode stored */
+/*
+ * relid's row of pg_class: access method slimheap, with its dependency on
+ * the access method moved (or made: a partitioned table may have none)
+ */
 static void
-slim_adopt_catalog(Relation rel, Oid slim_am, const char *mode)
+slim_adopt_relam(Oid relid, Oid slim_am)
 {
-	Oid			relid = RelationGetRelid(rel);
 	Relation	pgclass = table_open(RelationRelationId, RowExclusiveLock);
 	HeapTuple	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
-	List	   *entries;
+	Oid			old_am;
 
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
+	old_am = ((Form_pg_class) GETSTRUCT(tuple))->relam;
 	((Form_pg_class) GETSTRUCT(tuple))->relam = slim_am;
 	CatalogTupleUpdate(pgclass, &tuple->t_self, tuple);
 	heap_freetuple(tuple);
 	table_close(pgclass, RowExclusiveLock);
 
-	if (changeDependencyFor(RelationRelationId, relid, AccessMethodRelationId,
-							HEAP_TABLE_AM_OID, slim_am) != 1)
+	if (!OidIsValid(old_am))
+	{
+		ObjectAddress self;
+		ObjectAddress am;
+
+		ObjectAddressSet(self, RelationRelationId, relid);
+		ObjectAddressSet(am, AccessMethodRelationId, slim_am);
+		recordDependencyOn(&self, &am, DEPENDENCY_NORMAL);
+	}
+	else if (changeDependencyFor(RelationRelationId, relid,
+								 AccessMethodRelationId, old_am, slim_am) != 1)
 		elog(ERROR, "could not change the access method dependency of relation \"%s\"",
-			 RelationGetRelationName(rel));
+			 get_rel_name(relid));
 	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
 	CommandCounterIncrement();
+}
 
+/* a table's catalog: access method slimheap, the mode stored */
+static void
+slim_adopt_table(Relation rel, Oid slim_am, const char *mode)
+{
+	Oid			relid = RelationGetRelid(rel);
+	List	   *entries;
+
+	CheckTableNotInUse(rel, "slimheap.adopt()");
+	slim_adopt_relam(relid, slim_am);
 	entries = slim_apply_entry(slim_stored_entries(relid),
 							   psprintf("%s.null_bitmap=%s",
 										SLIM_OPTION_NAMESPACE, mode),
 							   false);
 	(void) slim_store_entries(relid, entries);
+}
+
+/*
+ * The relations adopting relid changes: relid itself, or for a partitioned
+ * table, it and all its partitions (find_all_inheritors() order: parents
+ * first, as core locks them)
+ */
+static List *
+slim_adopt_members(Oid relid)
+{
+	if (get_rel_relkind(relid) != RELKIND_PARTITIONED_TABLE)
+		return list_make1_oid(relid);
+	return find_all_inheritors(relid, NoLock, NULL);
+}
+
+/*
+ * Adopt one member (locked): a heap table is adopted (another access
+ * method is an error); a partitioned table gets the access method from 17
+ * on (new partitions then get it); slimheap tables (a partition adopted
+ * before) and foreign tables are left as they are.
+ */
+static void
+slim_adopt_member(Oid relid, Oid slim_am, const char *mode, bool *parent_kept)
+{
+	Relation	rel = relation_open(relid, NoLock);
+	char		relkind = rel->rd_rel->relkind;
+
+	if (relkind == RELKIND_RELATION && rel->rd_rel->relam != slim_am)
+	{
+		slim_adopt_check(relid, rel->rd_rel);
+		slim_adopt_table(rel, slim_am, mode);
+	}
+	else if (relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		if (!slim_relation_ownercheck(relid, GetUserId()))
+			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
+						   RelationGetRelationName(rel));
+		if (SLIM_PARTITIONED_HAS_AM)
+			slim_adopt_relam(relid, slim_am);
+		else
+			*parent_kept = true;
+	}
+	relation_close(rel, NoLock);
 }
 
 /* the mode named, checked as the option's values are */
@@ -268,7 +340,9 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 	int64		wait_ms;
 	Oid			slim_am;
 	HeapTuple	tuple;
-	Relation	rel;
+	List	   *members;
+	ListCell   *lc;
+	bool		parent_kept = false;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -298,17 +372,28 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 	slim_adopt_check(relid, (Form_pg_class) GETSTRUCT(tuple));
 	ReleaseSysCache(tuple);
 
-	slim_adopt_lock(relid, wait_ms);
-	rel = table_open(relid, NoLock);
+	members = slim_adopt_members(relid);
+	slim_adopt_lock(members, wait_ms);
 	/* what it was when checked, now under the lock */
-	if (rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+	if (!equal(members, slim_adopt_members(relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("table \"%s\" changed its access method meanwhile",
-						RelationGetRelationName(rel))));
-	CheckTableNotInUse(rel, "slimheap.adopt()");
-	slim_adopt_catalog(rel, slim_am, mode);
-	table_close(rel, NoLock);
+				 errmsg("the partitions of \"%s\" changed while slimheap.adopt() waited for them",
+						get_rel_name(relid)),
+				 errhint("Call slimheap.adopt() again.")));
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		elog(ERROR, "cache lookup failed for relation %u", relid);
+	slim_adopt_check(relid, (Form_pg_class) GETSTRUCT(tuple));
+	ReleaseSysCache(tuple);
+	foreach(lc, members)
+		slim_adopt_member(lfirst_oid(lc), slim_am, mode, &parent_kept);
+	if (parent_kept)
+		ereport(NOTICE,
+				(errmsg("partitioned table \"%s\" keeps its access method",
+						get_rel_name(relid)),
+				 errdetail("Its partitions are slimheap now; before PostgreSQL 17 a partitioned table has no access method of its own."),
+				 errhint("Create new partitions USING slimheap, or set default_table_access_method.")));
 
 	PG_RETURN_VOID();
 }
