@@ -10,8 +10,8 @@ CREATE PROCEDURE @extschema@.adopt(rel pg_catalog.regclass,
 	mode pg_catalog.text DEFAULT 'compress',
 	wait pg_catalog.interval DEFAULT '1 min')
 AS 'MODULE_PATHNAME', 'slimheap_adopt'
-LANGUAGE C
-SET search_path = pg_catalog, pg_temp;
+LANGUAGE C;
+-- (no SET search_path: a procedure with one cannot commit; it runs no SQL)
 COMMENT ON PROCEDURE @extschema@.adopt(pg_catalog.regclass, pg_catalog.text, pg_catalog.interval) IS
 	'makes a heap table slimheap in mode, catalog only (same file, no row rewritten), waiting at most wait for its lock in short tries';
 CREATE PROCEDURE @extschema@.compact(rel pg_catalog.regclass)

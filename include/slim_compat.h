@@ -526,7 +526,8 @@ slim_vxid_pid(VirtualTransactionId vxid)
 /*
  * VACUUM: relation_vacuum's parameters became const in 19; the delay point
  * takes is_analyze from 18; the failsafe is a global from 16 (on 15, the
- * table's age against vacuum_failsafe_age, the test VACUUM applies).
+ * test VACUUM applies: the table's xid or multixact age past the failsafe
+ * age or 105% of the freeze maximum, whichever is larger).
  */
 #if PG_VERSION_NUM >= 190000
 #define SLIM_VACUUM_PARAMS const VacuumParams *
@@ -542,9 +543,13 @@ slim_vxid_pid(VirtualTransactionId vxid)
 #define slim_vacuum_failsafe_active(rel) (VacuumFailsafeActive)
 #else
 #define slim_vacuum_failsafe_active(rel) \
-	(TransactionIdIsNormal((rel)->rd_rel->relfrozenxid) && \
-	 (int32) (ReadNextTransactionId() - (rel)->rd_rel->relfrozenxid) > \
-	 vacuum_failsafe_age)
+	((TransactionIdIsNormal((rel)->rd_rel->relfrozenxid) && \
+	  (int32) (ReadNextTransactionId() - (rel)->rd_rel->relfrozenxid) > \
+	  Max(vacuum_failsafe_age, autovacuum_freeze_max_age * 1.05)) || \
+	 (MultiXactIdIsValid((rel)->rd_rel->relminmxid) && \
+	  (int32) (ReadNextMultiXactId() - (rel)->rd_rel->relminmxid) > \
+	  Max(vacuum_multixact_failsafe_age, \
+		  autovacuum_multixact_freeze_max_age * 1.05)))
 #endif
 
 /* a partitioned table has an access method of its own from 17 on */

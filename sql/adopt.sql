@@ -121,7 +121,25 @@ SELECT count(*), sum(a) FROM parted;
 INSERT INTO parted SELECT g, g, NULL FROM generate_series(401, 450) g;
 SELECT count(*) FROM parted_def;
 
+-- from a DO block: allowed, and it commits, so the block goes on in a new
+-- transaction, without the lock and with the session's lock_timeout
+CREATE TABLE lt (id int) USING heap;
+DO $$
+BEGIN
+	CALL slimheap.adopt('lt', 'truncate');
+	RAISE NOTICE 'lock_timeout is %, lock held: %', current_setting('lock_timeout'),
+		(SELECT count(*) FROM pg_locks WHERE relation = 'adopt_t.lt'::regclass
+		   AND pid = pg_backend_pid() AND mode = 'AccessExclusiveLock');
+END $$;
+SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'lt'::regclass;
+
 -- refusals
+CREATE FUNCTION adopt_in_function() RETURNS int LANGUAGE plpgsql AS $$
+BEGIN
+	CALL slimheap.adopt('tw');
+	RETURN 1;
+END $$;
+SELECT adopt_in_function();
 BEGIN;
 CALL slimheap.adopt('tw');
 ROLLBACK;

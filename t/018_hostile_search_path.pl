@@ -196,7 +196,7 @@ my $updated = $node->safe_psql('hs_upd', $config_sql);
 is($updated, $node->safe_psql('hs_new', $config_sql),
 	'the updated functions carry what a new install gives them');
 is($updated, join("\n",
-	'adopt: search_path=pg_catalog, pg_temp',
+	'adopt: -',
 	'advise: search_path=pg_catalog, pg_temp',
 	'compact: -',
 	'estimate: search_path=pg_catalog, pg_temp',
@@ -205,7 +205,7 @@ is($updated, join("\n",
 	'slimheap_tableam_handler: -',
 	'stats: search_path=pg_catalog, pg_temp',
 	'verify: search_path=pg_catalog, pg_temp'),
-	'every function but the handler, the guard and compact (which commits, and runs no SQL) has search_path = pg_catalog, pg_temp');
+	'every function but the handler, the guard, adopt and compact (which commit, and run no SQL) has search_path = pg_catalog, pg_temp');
 check_victim('hs_upd');
 
 # 3. the statements advise() prints name exactly the table they convert

@@ -20,8 +20,10 @@
  * catches the timeout, so that the sessions queued behind a try wait about
  * as long as the try, even while a long transaction holds the table; after
  * `wait`, an error that names the sessions in the way.  Other sessions'
- * work is never cancelled.  CALL outside a transaction block only, so the
- * lock is held for the catalog change alone.
+ * work is never cancelled.  CALL outside a transaction block and outside
+ * functions only, and it commits at its end (a CALL from a DO block goes
+ * on in a new transaction), so the lock is held for the catalog change
+ * alone.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -45,6 +47,7 @@
 #include "catalog/objectaccess.h"
 #include "commands/defrem.h"
 #include "commands/tablecmds.h"
+#include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
@@ -113,12 +116,15 @@ slim_adopt_try_lock(List *relids, int timeout_ms)
 	PG_TRY();
 	{
 		ListCell   *lc;
+		int			nestlevel = NewGUCNestLevel();
 
+		/* the setting is undone here, not passed on by the commit below */
 		(void) set_config_option("lock_timeout", setting, PGC_USERSET,
-								 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0,
+								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
 								 false);
 		foreach(lc, relids)
 			LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
+		AtEOXact_GUC(false, nestlevel);
 		ReleaseCurrentSubTransaction();
 		locked = true;
 	}
@@ -348,12 +354,13 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("the arguments of slimheap.adopt() must not be NULL")));
-	if (IsTransactionBlock())
+	if (fcinfo->context == NULL || !IsA(fcinfo->context, CallContext) ||
+		((CallContext *) fcinfo->context)->atomic)
 		ereport(ERROR,
 				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
 				 errmsg("slimheap.adopt() cannot run inside a transaction block"),
 				 errdetail("It would hold the table's ACCESS EXCLUSIVE lock until the transaction ends."),
-				 errhint("CALL it on its own.")));
+				 errhint("CALL it on its own (also not from a function).")));
 	relid = PG_GETARG_OID(0);
 	mode = slim_adopt_mode(PG_GETARG_TEXT_PP(1));
 	wait_ms = slim_adopt_wait_ms(PG_GETARG_INTERVAL_P(2));
@@ -394,6 +401,11 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 						get_rel_name(relid)),
 				 errdetail("Its partitions are slimheap now; before PostgreSQL 17 a partitioned table has no access method of its own."),
 				 errhint("Create new partitions USING slimheap, or set default_table_access_method.")));
+
+	/* the lock goes now, also when CALLed from a DO block */
+	SPI_connect_ext(SPI_OPT_NONATOMIC);
+	SPI_commit();
+	SPI_finish();
 
 	PG_RETURN_VOID();
 }

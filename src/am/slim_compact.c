@@ -59,8 +59,14 @@ PG_FUNCTION_INFO_V1(slimheap_compact);
 static Relation
 slim_compact_open(Oid relid)
 {
-	Relation	rel = try_table_open(relid, ShareUpdateExclusiveLock);
+	Relation	rel;
 
+	/* before the lock: nobody else queues for it */
+	if (get_rel_relkind(relid) == '\0')
+		return NULL;
+	if (!slim_relation_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, get_rel_name(relid));
+	rel = try_table_open(relid, ShareUpdateExclusiveLock);
 	if (rel == NULL)
 		return NULL;
 	if (!slim_is_slimheap_relation(rel))

@@ -479,6 +479,9 @@ slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
 		if (!done)
 			*skipped = lappend_int(*skipped, (int) blkno);
 	}
+	/* the free space map's upper levels, for inserts that search it */
+	if (rp.relaid > 0)
+		FreeSpaceMapVacuumRange(rel, start, end);
 	slim_relayout_end(&rp);
 	*relaid += rp.relaid;
 }

@@ -31,7 +31,9 @@
  */
 #include "postgres.h"
 
+#include "access/multixact.h"
 #include "access/transam.h"
+#include "postmaster/autovacuum.h"
 #include "access/visibilitymap.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
@@ -75,6 +77,8 @@ slim_vacuum_changed_blocks(Relation rel, BlockNumber *nblocks)
 	bits = palloc_extended(*nblocks / 8 + 1, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 	for (blkno = 0; blkno < *nblocks; blkno++)
 	{
+		if (blkno % 1024 == 0)
+			CHECK_FOR_INTERRUPTS();
 		if ((visibilitymap_get_status(rel, blkno, &vmbuffer) &
 			 VISIBILITYMAP_ALL_VISIBLE) == 0)
 		{
@@ -116,8 +120,13 @@ slim_relation_vacuum(Relation rel, SLIM_VACUUM_PARAMS params,
 	if (relays)
 		changed = slim_vacuum_changed_blocks(rel, &nblocks);
 	slim_heap_routine->relation_vacuum(rel, params, bstrategy);
-	if (changed == NULL || slim_vacuum_failsafe_active(rel))
+	if (changed == NULL)
 		return;
+	if (slim_vacuum_failsafe_active(rel))
+	{
+		pfree(changed);
+		return;
+	}
 
 	nblocks = Min(nblocks, RelationGetNumberOfBlocks(rel));	/* truncated? */
 	slim_relayout_compact(rel, 0, nblocks, changed, slim_vacuum_delay,
