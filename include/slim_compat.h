@@ -539,6 +539,12 @@ slim_vxid_pid(VirtualTransactionId vxid)
 #else
 #define slim_vacuum_delay_point() vacuum_delay_point()
 #endif
+/* from 16 the cost settings VACUUM uses are set from the GUCs by a call */
+#if PG_VERSION_NUM >= 160000
+#define slim_vacuum_update_costs() VacuumUpdateCosts()
+#else
+#define slim_vacuum_update_costs() ((void) 0)
+#endif
 #if PG_VERSION_NUM >= 160000
 #define slim_vacuum_failsafe_active(rel) (VacuumFailsafeActive)
 #else

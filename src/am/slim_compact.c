@@ -16,7 +16,9 @@
  * inserted by committed transactions are touched.  A page another session
  * keeps pinned is skipped and tried once more at the end.
  *
- * Called on its own (CALL outside a transaction block) it commits every
+ * It sleeps as VACUUM does (vacuum_cost_delay, vacuum_cost_limit: off by
+ * default outside autovacuum).  Called on its own (CALL outside a
+ * transaction block) it commits every
  * SLIM_COMPACT_BATCH pages, so it holds no snapshot for long and a cancel
  * keeps what was done; the next CALL skips the pages done, whose rows
  * have their form already.  Shrinking the file is VACUUM FULL's or
@@ -33,6 +35,7 @@
 
 #include "access/table.h"
 #include "access/xact.h"
+#include "commands/vacuum.h"
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "miscadmin.h"
@@ -51,6 +54,36 @@ PG_FUNCTION_INFO_V1(slimheap_compact);
 
 /* pages between commits */
 #define SLIM_COMPACT_BATCH	1024
+
+/* VACUUM's cost delay between pages (vacuum_cost_delay, vacuum_cost_limit) */
+static void
+slim_compact_delay(void)
+{
+	slim_vacuum_delay_point();
+}
+
+/*
+ * Turn VACUUM's cost accounting on for compact's buffer accesses (outside
+ * VACUUM it is off), or back to what it was
+ */
+static bool
+slim_compact_costs(bool on, bool was_active)
+{
+	bool		active = VacuumCostActive;
+
+	if (on)
+	{
+		slim_vacuum_update_costs();
+		VacuumCostActive = VacuumCostDelay > 0;
+		VacuumCostBalance = 0;
+	}
+	else
+	{
+		VacuumCostActive = was_active;
+		VacuumCostBalance = 0;
+	}
+	return active;
+}
 
 /*
  * relid opened for compact, locked SHARE UPDATE EXCLUSIVE, with its
@@ -104,7 +137,8 @@ slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
 	*end = Min(*end, *nblocks);
 	if (start < *end &&
 		slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_FULL)
-		slim_relayout_compact(rel, start, *end, NULL, NULL, skipped, relaid);
+		slim_relayout_compact(rel, start, *end, NULL, slim_compact_delay,
+							  skipped, relaid);
 	table_close(rel, NoLock);
 	return true;
 }
@@ -126,6 +160,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	MemoryContext cxt;
 	MemoryContext oldcxt;
 	int			pinned = 0;
+	bool		was_active;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -138,6 +173,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	/* what must outlive the commits */
 	cxt = AllocSetContextCreate(TopMemoryContext, "slimheap compact",
 								ALLOCSET_SMALL_SIZES);
+	was_active = slim_compact_costs(true, false);
 	PG_TRY();
 	{
 		if (!atomic)
@@ -177,6 +213,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
+		(void) slim_compact_costs(false, was_active);
 		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();
