@@ -96,6 +96,10 @@ extern void slim_heap_borrow_init(void);
 /* slim_index_build.c */
 extern void slim_index_build_init(void);
 
+/* slim_alter_warn.c: an ALTER TABLE that takes savings away says so */
+extern Oid	slim_alter_warn_before(Node *parsetree, int *missing_floor);
+extern void slim_alter_warn_after(Oid relid, int missing_floor);
+
 /* slim_identity.c: REPLICA IDENTITY FULL re-lays tail rows */
 extern Oid	slim_identity_before_alter(Node *parsetree, bool *was_full);
 extern void slim_identity_after_alter(Oid relid, bool was_full);

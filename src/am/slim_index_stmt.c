@@ -5,7 +5,7 @@
  *	  statement is under way, the rows a plain build leaves to move when
  *	  its statement ends, and the planner's parallel workers for builds.
  *	  Its utility hook also hands CREATE INDEX to slim_index_fresh.c first,
- *	  and ALTER TABLE to slim_identity.c.
+ *	  and ALTER TABLE to slim_identity.c and slim_alter_warn.c.
  *
  * A plain build that meets rows it cannot re-lay out before its scan (a
  * table that left compress mode, REINDEX, ...) moves them when the
@@ -193,6 +193,9 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	bool		was_full;
 	Oid			identity_relid = slim_identity_before_alter(pstmt->utilityStmt,
 															&was_full);
+	int			missing_floor;
+	Oid			warn_relid = slim_alter_warn_before(pstmt->utilityStmt,
+													&missing_floor);
 
 	slim_index_before_create(pstmt->utilityStmt, queryString);
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
@@ -219,6 +222,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 		slim_run_pending_moves(slim_ddl_depth + 1);
 	if (OidIsValid(identity_relid))
 		slim_identity_after_alter(identity_relid, was_full);
+	if (OidIsValid(warn_relid))
+		slim_alter_warn_after(warn_relid, missing_floor);
 }
 
 /*
