@@ -17,6 +17,8 @@
 #include "access/htup.h"
 #include "executor/execdesc.h"
 #include "nodes/bitmapset.h"
+#include "nodes/parsenodes.h"
+#include "tcop/utility.h"
 #include "utils/rel.h"
 
 /*
@@ -50,6 +52,15 @@ extern void slim_rewrite_table(Oid relid);
 
 /* slim_index_fresh.c: CREATE INDEX on a table new in this transaction */
 extern void slim_index_before_create(Node *parsetree, const char *queryString);
+extern Bitmapset *slim_index_stmt_attrs(Oid relid, IndexStmt *stmt,
+										const char *queryString);
+extern int	slim_attrs_last(const Bitmapset *attrs, int natts,
+							bool *whole_row);
+
+/* slim_index_cic.c: CREATE INDEX CONCURRENTLY, its rows obeying R first */
+extern bool slim_index_cic_before(Node *parsetree, const char *queryString,
+								  ProcessUtilityContext context);
+extern void slim_index_cic_after(bool done);
 
 /* slim_index_stmt.c: the statements around builds */
 extern bool slim_index_in_ddl(void);

@@ -104,6 +104,13 @@ extern void slim_alter_warn_after(Oid relid, int missing_floor);
 extern Oid	slim_identity_before_alter(Node *parsetree, bool *was_full);
 extern void slim_identity_after_alter(Oid relid, bool was_full);
 
+/* slim_floor_registry.c: attributes of indexes about to be built */
+extern void slim_floor_registry_init(void);
+extern bool slim_floor_registry_available(void);
+extern void slim_floor_register(Oid relid, const Bitmapset *attrs);
+extern void slim_floor_unregister(void);
+extern Bitmapset *slim_floor_registered(Oid relid);
+
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
 extern void slim_relinfo_set_building(Relation rel, const Bitmapset *attrs);

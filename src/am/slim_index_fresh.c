@@ -73,7 +73,7 @@ slim_index_elems_attrs(Oid relid, List *elems, Bitmapset *attrs)
  * The attributes the index stmt creates on relid reads (keys, INCLUDE
  * columns, expressions, predicate), from a parse-analysed copy of it.
  */
-static Bitmapset *
+Bitmapset *
 slim_index_stmt_attrs(Oid relid, IndexStmt *stmt, const char *queryString)
 {
 	IndexStmt  *copy = copyObject(stmt);
@@ -88,7 +88,7 @@ slim_index_stmt_attrs(Oid relid, IndexStmt *stmt, const char *queryString)
 }
 
 /* the last attribute of attrs (whole row: natts) */
-static int
+int
 slim_attrs_last(const Bitmapset *attrs, int natts, bool *whole_row)
 {
 	int			x = -1;

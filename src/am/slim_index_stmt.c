@@ -4,8 +4,9 @@
  *	  The statements around index builds on slimheap tables: which utility
  *	  statement is under way, the rows a plain build leaves to move when
  *	  its statement ends, and the planner's parallel workers for builds.
- *	  Its utility hook also hands CREATE INDEX to slim_index_fresh.c first,
- *	  and ALTER TABLE to slim_identity.c and slim_alter_warn.c.
+ *	  Its utility hook also hands CREATE INDEX to slim_index_fresh.c and
+ *	  slim_index_cic.c first, and ALTER TABLE to slim_identity.c and
+ *	  slim_alter_warn.c.
  *
  * A plain build that meets rows it cannot re-lay out before its scan (a
  * table that left compress mode, REINDEX, ...) moves them when the
@@ -196,6 +197,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	int			missing_floor;
 	Oid			warn_relid = slim_alter_warn_before(pstmt->utilityStmt,
 													&missing_floor);
+	volatile bool done = false;
 
 	slim_index_before_create(pstmt->utilityStmt, queryString);
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
@@ -203,15 +205,18 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	slim_ddl_depth++;
 	PG_TRY();
 	{
+		(void) slim_index_cic_before(pstmt->utilityStmt, queryString, context);
 		if (prev_utility_hook)
 			prev_utility_hook(pstmt, queryString, readOnlyTree, context,
 							  params, queryEnv, dest, qc);
 		else
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree,
 									context, params, queryEnv, dest, qc);
+		done = true;
 	}
 	PG_FINALLY();
 	{
+		slim_index_cic_after(done);
 		slim_ddl_depth--;
 		slim_ddl_concurrent = save_concurrent;
 	}

@@ -315,10 +315,16 @@ slim_build_relinfo(Relation rel)
 											NULL, 0);
 	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
+		/* an index being built here, or about to be built anywhere */
+		Bitmapset  *building = slim_floor_registered(RelationGetRelid(rel));
+
+		building = bms_add_members(building,
+								   slim_relinfo_building(rel, source));
 		local.rewrite_prefix_floor =
 			slim_compress_prefix_floor(rel, source, &local.options,
 									   local.missing_floor, false,
-									   slim_relinfo_building(rel, source));
+									   building);
+		bms_free(building);
 		/* C3: slim_confirm_row() decides per write, when it can log tails */
 		local.prefix_floor =
 			RelationIsLogicallyLogged(rel) && !slim_wal_registered() ?
