@@ -20,7 +20,7 @@
  *	   for (WaitForLockers(ShareLock), as core's first wait);
  *	4. the rows that hide a registered value are re-laid out in place, and
  *	   those that do not fit stored again (no index reads them yet: plain
- *	   updates of the same values), and that commits;
+ *	   updates of the same values), each in a transaction of its own;
  *	5. core's statement runs; its first phase commits with every row
  *	   obeying R.  The registration ends with the statement: the catalog
  *	   lists the index by then, or the statement failed.
@@ -38,6 +38,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -45,16 +46,21 @@
 #include "catalog/pg_class.h"
 #include "commands/progress.h"
 #include "commands/tablecmds.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/lmgr.h"
 #include "utils/backend_progress.h"
+#include "utils/guc.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "slim_compat.h"
 #include "slim_index.h"
+#include "slim_relayout.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -115,12 +121,150 @@ slim_cic_commit(MemoryContext callercxt)
 	MemoryContextSwitchTo(callercxt);
 }
 
-/* steps 3 and 4: wait for the old writers, then re-lay out or move rows */
+/*
+ * The owner's code, sandboxed, as index_build() runs it: the moves
+ * evaluate the expressions of the table's indexes.  Returns the GUC nest
+ * level to end it with slim_cic_unsandbox().
+ */
+static int
+slim_cic_sandbox(Relation rel, Oid *save_userid, int *save_sec_context)
+{
+	int			nestlevel;
+
+	GetUserIdAndSecContext(save_userid, save_sec_context);
+	SetUserIdAndSecContext(rel->rd_rel->relowner,
+						   *save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	nestlevel = NewGUCNestLevel();
+#if PG_VERSION_NUM >= 170000
+	RestrictSearchPath();
+#endif
+	return nestlevel;
+}
+
 static void
-slim_cic_settle_rows(Oid relid, const Bitmapset *attrs, int last)
+slim_cic_unsandbox(int nestlevel, Oid save_userid, int save_sec_context)
+{
+	AtEOXact_GUC(false, nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
+/*
+ * The rows of rel, visible now, whose prefix hides a value of attrs, in
+ * cxt: the rows the in-place re-layout could not fit on their page.
+ */
+static ItemPointer
+slim_cic_hiding_rows(Relation rel, const Bitmapset *attrs, bool whole_row,
+					 int last, MemoryContext cxt, int *nrows)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
+													&TTSOpsBufferHeapTuple);
+	TableScanDesc scan = table_beginscan_strat(rel, snapshot, 0, NULL,
+											   true, false);
+	int			size = 64;
+	ItemPointer rows = MemoryContextAlloc(cxt, size * sizeof(ItemPointerData));
+
+	*nrows = 0;
+	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))
+	{
+		HeapTuple	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
+
+		CHECK_FOR_INTERRUPTS();
+		if (HeapTupleHeaderGetNatts(tuple->t_data) >= last ||
+			!slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
+			continue;
+		if (*nrows == size)
+		{
+			size *= 2;
+			rows = repalloc(rows, size * sizeof(ItemPointerData));
+		}
+		rows[(*nrows)++] = tuple->t_self;
+	}
+	table_endscan(scan);
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	return rows;
+}
+
+/*
+ * Store the row at tid again, if it is still visible and still hides a
+ * value of attrs: an UPDATE of the same values, in this transaction.  A
+ * writer that changes the row meanwhile is waited for, and its version
+ * looked at in turn (slim_move_row()).
+ */
+static uint64
+slim_cic_move_row(Relation rel, ItemPointer tid, const Bitmapset *attrs,
+				  bool whole_row)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
+													&TTSOpsBufferHeapTuple);
+	SlimMover  *mover;
+	HeapTuple	tuple;
+	uint64		moved = 0;
+	Datum	   *values;
+	bool	   *isnull;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			nestlevel;
+
+	if (!slim_get_routine()->tuple_fetch_row_version(rel, tid, snapshot, slot))
+	{
+		/* deleted or updated since: a newer version obeys R already */
+		ExecDropSingleTupleTableSlot(slot);
+		UnregisterSnapshot(snapshot);
+		return 0;
+	}
+	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
+	if (slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
+	{
+		nestlevel = slim_cic_sandbox(rel, &save_userid, &save_sec_context);
+		PushActiveSnapshot(snapshot);
+		mover = slim_mover_begin(rel, InvalidOid);
+		bms_free(mover->attrs);
+		mover->attrs = bms_copy(attrs);
+		mover->whole_row = whole_row;
+		/* the whole row, its tail too: heap's deforming reads the prefix */
+		values = palloc(desc->natts * sizeof(Datum));
+		isnull = palloc(desc->natts * sizeof(bool));
+		(void) slim_deform_tuple(tuple, desc, values, isnull);
+		slim_move_row(mover, tid, values, isnull);
+		moved = mover->moved;
+		slim_mover_end(mover);
+		pfree(values);
+		pfree(isnull);
+		PopActiveSnapshot();
+		slim_cic_unsandbox(nestlevel, save_userid, save_sec_context);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	return moved;
+}
+
+/*
+ * Steps 3 and 4: wait for the old writers, re-lay out in place the rows
+ * that hide a registered value, and store again those that do not fit,
+ * each in a transaction of its own: a move never holds one row's lock
+ * while it waits for a writer of another row, so it cannot deadlock with
+ * the writers, and it holds up a writer of that row only until its
+ * commit.  Ends in a transaction.
+ */
+static void
+slim_cic_settle_rows(Oid relid, const Bitmapset *new_attrs, int new_last,
+					 MemoryContext callercxt)
 {
 	LOCKTAG		tag;
 	Relation	rel;
+	Bitmapset  *attrs;
+	bool		whole_row;
+	int			last;
+	uint64		relaid = 0;
+	ItemPointer rows = NULL;
+	int			nrows = 0;
+	uint64		moved = 0;
+	int			i;
 
 	pgstat_progress_start_command(PROGRESS_COMMAND_CREATE_INDEX, relid);
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_COMMAND,
@@ -131,12 +275,31 @@ slim_cic_settle_rows(Oid relid, const Bitmapset *attrs, int last)
 	WaitForLockers(tag, ShareLock, true);
 	pgstat_progress_end_command();
 
-	PushActiveSnapshot(GetTransactionSnapshot());
 	rel = table_open(relid, ShareUpdateExclusiveLock);
 	/* the session lock kept out every change of its mode since */
 	Assert(slim_is_slimheap_relation(rel));
-	slim_move_hidden_rows(rel, InvalidOid, attrs, last);
+	attrs = bms_union(slim_index_attr_bitmap(rel), new_attrs);
+	whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs);
+	last = Max(slim_index_natts(rel), new_last);
+	if (!slim_relayout_possible(rel) ||
+		!slim_relayout_table(rel, attrs, whole_row, last, &relaid))
+		rows = slim_cic_hiding_rows(rel, attrs, whole_row, last, callercxt,
+									&nrows);
 	table_close(rel, NoLock);
+
+	for (i = 0; i < nrows; i++)
+	{
+		slim_cic_commit(callercxt);
+		rel = table_open(relid, ShareUpdateExclusiveLock);
+		moved += slim_cic_move_row(rel, &rows[i], attrs, whole_row);
+		table_close(rel, NoLock);
+	}
+	if (rows != NULL)
+		pfree(rows);
+	ereport(DEBUG1,
+			(errmsg_internal("slimheap: before the concurrent build on \"%s\", " UINT64_FORMAT " rows re-laid in place, " UINT64_FORMAT " stored again",
+							 get_rel_name(relid), relaid, moved)));
+	bms_free(attrs);
 }
 
 /*
@@ -186,7 +349,7 @@ slim_index_cic_before(Node *parsetree, const char *queryString,
 	table_close(rel, NoLock);
 	slim_cic_commit(callercxt);
 
-	slim_cic_settle_rows(relid, attrs, last);
+	slim_cic_settle_rows(relid, attrs, last, callercxt);
 	slim_cic_commit(callercxt);
 	/* core's statement pops the snapshot it finds, as the portal's */
 	PushActiveSnapshot(GetTransactionSnapshot());
