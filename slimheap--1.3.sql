@@ -62,7 +62,7 @@ BEGIN
 	  FROM pg_catalog.pg_proc p
 	 WHERE p.pronamespace OPERATOR(pg_catalog.=) nsp
 	   AND p.proname OPERATOR(pg_catalog.=) ANY ('{slimheap_tableam_handler, stats, estimate,
-						 advise, page_items, slimheap_options_guard, verify}'::pg_catalog.name[]);
+						 advise, page_items, slimheap_options_guard, verify, get_progress}'::pg_catalog.name[]);
 	IF clash IS NOT NULL THEN
 		RAISE EXCEPTION USING
 			ERRCODE = 'duplicate_function',
@@ -278,6 +278,33 @@ LANGUAGE C;
 -- (no SET search_path: a procedure with one cannot commit; it runs no SQL)
 COMMENT ON PROCEDURE @extschema@.compact(pg_catalog.regclass) IS
 	're-lays the rows of a slimheap table in place into its mode where that takes less room, page by page, committing every 1024 pages when called on its own';
+-- 1.3: what compact, VACUUM's re-layout and the index builds' re-layout
+-- have done so far (src/am/slim_progress.c, docs/inspect.md), as
+-- pg_stat_progress_vacuum shows VACUUM: every role may look; the figures
+-- of other roles' sessions show only with pg_read_all_stats.
+CREATE FUNCTION @extschema@.get_progress(
+	OUT pid integer,
+	OUT relid pg_catalog.regclass,
+	OUT command pg_catalog.text,
+	OUT phase pg_catalog.text,
+	OUT pages_total bigint,
+	OUT pages_done bigint,
+	OUT rows_relaid bigint,
+	OUT rows_moved bigint,
+	OUT bytes_saved bigint)
+RETURNS SETOF pg_catalog.record
+AS 'MODULE_PATHNAME', 'slimheap_get_progress'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.get_progress() IS
+	'the passes over tables slimheap''s sessions of this database are making now: what the view slimheap.progress shows';
+CREATE VIEW @extschema@.progress AS
+	SELECT pid, relid, command, phase, pages_total, pages_done,
+		   rows_relaid, rows_moved, bytes_saved
+	  FROM @extschema@.get_progress();
+COMMENT ON VIEW @extschema@.progress IS
+	'one row per slimheap pass under way in this database: compact, VACUUM''s re-layout, an index build''s re-layout and moves';
+GRANT SELECT ON @extschema@.progress TO PUBLIC;
 -- Owners of tables call them: the schema is usable by every role.  Its other
 -- members stay as they were: EXECUTE on the inspection functions is
 -- revoked from PUBLIC, and the handler and the event trigger function

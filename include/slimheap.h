@@ -111,6 +111,46 @@ extern void slim_floor_register(Oid relid, const Bitmapset *attrs);
 extern void slim_floor_unregister(void);
 extern Bitmapset *slim_floor_registered(Oid relid);
 
+/* slim_progress.c: slimheap.progress, what its passes have done so far */
+typedef enum SlimProgressCommand
+{
+	SLIM_PROGRESS_COMPACT,		/* CALL slimheap.compact() */
+	SLIM_PROGRESS_VACUUM,		/* VACUUM's re-layout of changed pages */
+	SLIM_PROGRESS_INDEX			/* an index build's re-layout and moves */
+} SlimProgressCommand;
+
+typedef enum SlimProgressPhase
+{
+	SLIM_PHASE_WAITING,			/* for the writers with the old floor */
+	SLIM_PHASE_RELAYING,		/* re-laying rows out in place */
+	SLIM_PHASE_MOVING,			/* storing again rows that did not fit */
+	SLIM_PHASE_PINNED			/* compact: pages that were pinned, again */
+} SlimProgressPhase;
+
+typedef struct SlimProgressEntry
+{
+	int			pid;			/* 0: free */
+	Oid			dbid;
+	Oid			roleid;
+	Oid			relid;
+	SlimProgressCommand command;
+	SlimProgressPhase phase;
+	int64		pages_total;
+	int64		pages_done;
+	int64		rows_relaid;
+	int64		rows_moved;
+	int64		bytes_saved;	/* negative: the re-laid rows grew */
+} SlimProgressEntry;
+
+extern void slim_progress_init(void);
+extern void slim_progress_start(SlimProgressCommand command, Oid relid,
+								int64 pages_total);
+extern void slim_progress_phase(SlimProgressPhase phase, int64 pages_total);
+extern void slim_progress_page(int64 rows_relaid, int64 bytes_saved);
+extern void slim_progress_moved(int64 rows);
+extern void slim_progress_end(void);
+extern SlimProgressEntry *slim_progress_entries(Oid dbid, int *n);
+
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
 extern void slim_relinfo_set_building(Relation rel, const Bitmapset *attrs);

@@ -127,7 +127,8 @@ slim_compact_open(Oid relid)
 /* blocks [start, end) of relid, in a transaction; false if relid is gone */
 static bool
 slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
-				   List **skipped, uint64 *relaid, BlockNumber *nblocks)
+				   List **skipped, uint64 *relaid, BlockNumber *nblocks,
+				   bool skipped_pass)
 {
 	Relation	rel = slim_compact_open(relid);
 
@@ -135,6 +136,8 @@ slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
 		return false;
 	*nblocks = RelationGetNumberOfBlocks(rel);
 	*end = Min(*end, *nblocks);
+	slim_progress_phase(start + 1 == *end && skipped_pass ?
+						SLIM_PHASE_PINNED : SLIM_PHASE_RELAYING, *nblocks);
 	if (start < *end &&
 		slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_FULL)
 		slim_relayout_compact(rel, start, *end, NULL, slim_compact_delay,
@@ -174,6 +177,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	cxt = AllocSetContextCreate(TopMemoryContext, "slimheap compact",
 								ALLOCSET_SMALL_SIZES);
 	was_active = slim_compact_costs(true, false);
+	slim_progress_start(SLIM_PROGRESS_COMPACT, relid, 0);
 	PG_TRY();
 	{
 		if (!atomic)
@@ -184,7 +188,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 
 			oldcxt = MemoryContextSwitchTo(cxt);
 			if (!slim_compact_range(relid, blkno, &end, &skipped, &relaid,
-									&nblocks))
+									&nblocks, false))
 				ereport(ERROR,
 						(errcode(ERRCODE_UNDEFINED_TABLE),
 						 errmsg("relation with OID %u does not exist", relid)));
@@ -204,7 +208,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 
 			oldcxt = MemoryContextSwitchTo(cxt);
 			(void) slim_compact_range(relid, one, &end, &again, &relaid,
-									  &nblocks);
+									  &nblocks, true);
 			MemoryContextSwitchTo(oldcxt);
 		}
 		if (!atomic)
@@ -214,6 +218,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	PG_FINALLY();
 	{
 		(void) slim_compact_costs(false, was_active);
+		slim_progress_end();
 		MemoryContextDelete(cxt);
 	}
 	PG_END_TRY();

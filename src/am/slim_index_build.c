@@ -337,6 +337,7 @@ slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
 		bs->last_attr;
 
 	slim_relinfo_set_building(rel, bs->attrs);
+	slim_progress_start(SLIM_PROGRESS_INDEX, RelationGetRelid(rel), 0);
 	PG_TRY();
 	{
 		slim_move_hidden_rows(rel, RelationGetRelid(index), bs->attrs,
@@ -347,6 +348,7 @@ slim_move_before_build(Relation rel, Relation index, const SlimBuildState *bs)
 		slim_relinfo_set_building(rel, NULL);
 	}
 	PG_END_TRY();
+	slim_progress_end();
 }
 
 /*
@@ -367,6 +369,7 @@ slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
 		return;
 	attrs = bms_union(slim_index_attr_bitmap(rel), bs->attrs);
 	slim_relinfo_set_building(rel, bs->attrs);
+	slim_progress_start(SLIM_PROGRESS_INDEX, RelationGetRelid(rel), 0);
 	PG_TRY();
 	{
 		(void) slim_relayout_table(rel, attrs, bs->whole_row,
@@ -378,6 +381,7 @@ slim_relayout_before_build(Relation rel, const SlimBuildState *bs)
 		slim_relinfo_set_building(rel, NULL);
 	}
 	PG_END_TRY();
+	slim_progress_end();
 	bms_free(attrs);
 }
 

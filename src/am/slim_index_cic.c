@@ -67,6 +67,8 @@
 /* the table this backend's statement prepared, locked for the session */
 static LockRelId slim_cic_lockrelid;
 static bool slim_cic_prepared = false;
+/* the snapshot pushed for core's statement to pop */
+static Snapshot slim_cic_snapshot = NULL;
 
 /*
  * The attributes the new index reads that rel's rows may hide today, or
@@ -110,14 +112,21 @@ slim_cic_new_attrs(Relation rel, IndexStmt *stmt, const char *queryString,
 	return attrs;
 }
 
-/* commit, and go on in a new transaction in the caller's memory context */
+/*
+ * Commit, and go on in a new transaction in the caller's memory context.
+ * The transactions of steps 3 and 4 (own) read at READ COMMITTED whatever
+ * the session's default: a SERIALIZABLE one would take part in other
+ * transactions' serialization checks, which heap's build does not.
+ */
 static void
-slim_cic_commit(MemoryContext callercxt)
+slim_cic_commit(MemoryContext callercxt, bool own)
 {
 	if (ActiveSnapshotSet())
 		PopActiveSnapshot();
 	CommitTransactionCommand();
 	StartTransactionCommand();
+	if (own)
+		XactIsoLevel = XACT_READ_COMMITTED;
 	MemoryContextSwitchTo(callercxt);
 }
 
@@ -272,6 +281,8 @@ slim_cic_settle_rows(Oid relid, const Bitmapset *new_attrs, int new_last,
 	pgstat_progress_update_param(PROGRESS_CREATEIDX_PHASE,
 								 PROGRESS_CREATEIDX_PHASE_WAIT_1);
 	SET_LOCKTAG_RELATION(tag, slim_cic_lockrelid.dbId, relid);
+	slim_progress_start(SLIM_PROGRESS_INDEX, relid, 0);
+	slim_progress_phase(SLIM_PHASE_WAITING, -1);
 	WaitForLockers(tag, ShareLock, true);
 	pgstat_progress_end_command();
 
@@ -287,15 +298,17 @@ slim_cic_settle_rows(Oid relid, const Bitmapset *new_attrs, int new_last,
 									&nrows);
 	table_close(rel, NoLock);
 
+	slim_progress_phase(SLIM_PHASE_MOVING, -1);
 	for (i = 0; i < nrows; i++)
 	{
-		slim_cic_commit(callercxt);
+		slim_cic_commit(callercxt, true);
 		rel = table_open(relid, ShareUpdateExclusiveLock);
 		moved += slim_cic_move_row(rel, &rows[i], attrs, whole_row);
 		table_close(rel, NoLock);
 	}
 	if (rows != NULL)
 		pfree(rows);
+	slim_progress_end();
 	ereport(DEBUG1,
 			(errmsg_internal("slimheap: before the concurrent build on \"%s\", " UINT64_FORMAT " rows re-laid in place, " UINT64_FORMAT " stored again",
 							 get_rel_name(relid), relaid, moved)));
@@ -305,9 +318,10 @@ slim_cic_settle_rows(Oid relid, const Bitmapset *new_attrs, int new_last,
 /*
  * Before core runs a utility statement: if it is CREATE INDEX
  * CONCURRENTLY on a compress table whose rows may hide what the index
- * reads, steps 1 to 4 above.  Returns whether it did; the caller then
- * calls slim_index_cic_after() when core's statement has ended, however
- * it ended.  The statement's checks come first, as core makes them (the
+ * reads, steps 1 to 4 above.  Returns whether it did; if so, and only
+ * then (a statement nested in it, an event trigger's, must not end its
+ * registration), the caller calls slim_index_cic_after() when core's
+ * statement has ended, however it ended.  The statement's checks come first, as core makes them (the
  * transaction block, the table's lookup, lock and owner).
  */
 bool
@@ -325,7 +339,8 @@ slim_index_cic_before(Node *parsetree, const char *queryString,
 		!slim_floor_registry_available())
 		return false;
 	/* core refuses these itself, with its own message */
-	if (context != PROCESS_UTILITY_TOPLEVEL || IsTransactionBlock())
+	if (context != PROCESS_UTILITY_TOPLEVEL || IsTransactionBlock() ||
+		(MyXactFlags & XACT_FLAGS_PIPELINING) != 0)
 		return false;
 	relid = RangeVarGetRelidExtended(stmt->relation, ShareUpdateExclusiveLock,
 									 RVR_MISSING_OK,
@@ -333,6 +348,14 @@ slim_index_cic_before(Node *parsetree, const char *queryString,
 	if (!OidIsValid(relid))
 		return false;
 	rel = table_open(relid, NoLock);
+	/* IF NOT EXISTS of an index that exists: core only says so */
+	if (stmt->if_not_exists && stmt->idxname != NULL &&
+		OidIsValid(get_relname_relid(stmt->idxname,
+									 RelationGetNamespace(rel))))
+	{
+		table_close(rel, NoLock);
+		return false;
+	}
 	attrs = slim_cic_new_attrs(rel, stmt, queryString, &last);
 	if (attrs == NULL)
 	{
@@ -343,16 +366,28 @@ slim_index_cic_before(Node *parsetree, const char *queryString,
 	/* step 1 and 2 */
 	slim_floor_register(relid, attrs);
 	slim_cic_prepared = true;
-	CacheInvalidateRelcache(rel);
-	slim_cic_lockrelid = rel->rd_lockInfo.lockRelId;
-	LockRelationIdForSession(&slim_cic_lockrelid, ShareUpdateExclusiveLock);
-	table_close(rel, NoLock);
-	slim_cic_commit(callercxt);
+	PG_TRY();
+	{
+		CacheInvalidateRelcache(rel);
+		slim_cic_lockrelid = rel->rd_lockInfo.lockRelId;
+		LockRelationIdForSession(&slim_cic_lockrelid,
+								 ShareUpdateExclusiveLock);
+		table_close(rel, NoLock);
+		slim_cic_commit(callercxt, true);
 
-	slim_cic_settle_rows(relid, attrs, last, callercxt);
-	slim_cic_commit(callercxt);
+		slim_cic_settle_rows(relid, attrs, last, callercxt);
+		slim_cic_commit(callercxt, false);
+	}
+	PG_CATCH();
+	{
+		/* the caller does not know of the registration yet */
+		slim_index_cic_after(false);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
 	/* core's statement pops the snapshot it finds, as the portal's */
 	PushActiveSnapshot(GetTransactionSnapshot());
+	slim_cic_snapshot = GetActiveSnapshot();
 	bms_free(attrs);
 	return true;
 }
@@ -369,7 +404,11 @@ slim_index_cic_after(bool done)
 		return;
 	slim_cic_prepared = false;
 	slim_floor_unregister();
-	if (done)
-		UnlockRelationIdForSession(&slim_cic_lockrelid,
-								   ShareUpdateExclusiveLock);
+	if (!done)
+		return;
+	UnlockRelationIdForSession(&slim_cic_lockrelid, ShareUpdateExclusiveLock);
+	/* a statement that ended early (a hook's) left it; the portal will not */
+	if (ActiveSnapshotSet() && GetActiveSnapshot() == slim_cic_snapshot)
+		PopActiveSnapshot();
+	slim_cic_snapshot = NULL;
 }

@@ -157,6 +157,7 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 		if (result == TM_Ok)
 		{
 			mv->moved++;
+			slim_progress_moved(1);
 			if (SLIM_UPDATE_NEEDS_INDEXES(update_indexes))
 				slim_insert_index_tuples(mv->result_rel, mv->slot, mv->estate,
 										 SLIM_UPDATE_SUMMARIZING_ONLY(update_indexes));

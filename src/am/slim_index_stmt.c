@@ -198,6 +198,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	Oid			warn_relid = slim_alter_warn_before(pstmt->utilityStmt,
 													&missing_floor);
 	volatile bool done = false;
+	volatile bool cic_prepared = false;
 
 	slim_index_before_create(pstmt->utilityStmt, queryString);
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
@@ -205,7 +206,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	slim_ddl_depth++;
 	PG_TRY();
 	{
-		(void) slim_index_cic_before(pstmt->utilityStmt, queryString, context);
+		cic_prepared = slim_index_cic_before(pstmt->utilityStmt, queryString,
+											 context);
 		if (prev_utility_hook)
 			prev_utility_hook(pstmt, queryString, readOnlyTree, context,
 							  params, queryEnv, dest, qc);
@@ -216,7 +218,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_FINALLY();
 	{
-		slim_index_cic_after(done);
+		if (cic_prepared)
+			slim_index_cic_after(done);
 		slim_ddl_depth--;
 		slim_ddl_concurrent = save_concurrent;
 	}

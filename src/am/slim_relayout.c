@@ -74,6 +74,7 @@ typedef struct SlimRelayoutPass
 	bool		complete;		/* no row left hiding a value */
 	bool		shrink;			/* compact: the rows its form stores shorter */
 	uint64		relaid;
+	int64		saved;			/* bytes of the page the re-laid rows freed */
 } SlimRelayoutPass;
 
 /* whether rel's rows can be re-laid: its WAL, if any, has a record for it */
@@ -216,7 +217,7 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 static int
 slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 					  OffsetNumber *offsets, HeapTuple *rows,
-					  bool *short_of_room)
+					  bool *short_of_room, long *grown)
 {
 	Page		page = BufferGetPage(buf);
 	PageHeader	phdr = (PageHeader) page;
@@ -226,6 +227,7 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 	int			n = 0;
 
 	*short_of_room = false;
+	*grown = 0;
 	for (offnum = FirstOffsetNumber; offnum <= maxoff; offnum++)
 	{
 		HeapTuple	row = slim_relayout_form(rp, page, offnum,
@@ -242,6 +244,7 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 			continue;
 		}
 		room -= grows;
+		*grown += grows;
 		offsets[n] = offnum;
 		rows[n++] = row;
 	}
@@ -290,6 +293,7 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 	bool		pruned = false;
 	bool		short_of_room;
 	bool		needed;
+	long		grown;
 	int			n;
 
 	LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -310,7 +314,8 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 			ReleaseBuffer(buf);
 			return false;
 		}
-		n = slim_relayout_collect(rp, buf, offsets, rows, &short_of_room);
+		n = slim_relayout_collect(rp, buf, offsets, rows, &short_of_room,
+								  &grown);
 		if (!short_of_room || pruned)
 			break;
 		/* dead rows may make room: prune as a read would, once */
@@ -325,6 +330,7 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 	{
 		slim_wal_relayout_page(rp->rel, buf, offsets, rows, n);
 		rp->relaid += n;
+		rp->saved -= grown;
 	}
 	/* compact frees room that VACUUM, skipping all-visible pages, may not see */
 	if (n > 0 && rp->shrink)
@@ -432,10 +438,15 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 	rp.whole_row = whole_row;
 	rp.last = last;
 	oldcxt = MemoryContextSwitchTo(rp.page_cxt);
+	slim_progress_phase(SLIM_PHASE_RELAYING, nblocks);
 	for (blkno = 0; blkno < nblocks; blkno++)
 	{
+		uint64		relaid = rp.relaid;
+		int64		saved = rp.saved;
+
 		CHECK_FOR_INTERRUPTS();
 		(void) slim_relayout_block(&rp, blkno);
+		slim_progress_page(rp.relaid - relaid, rp.saved - saved);
 	}
 	MemoryContextSwitchTo(oldcxt);
 	slim_relayout_end(&rp);
@@ -466,18 +477,28 @@ slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
 	for (blkno = start; blkno < end; blkno++)
 	{
 		bool		done;
+		uint64		relaid_before;
+		int64		saved_before;
 
 		if (only != NULL &&
 			(only[(blkno - start) / 8] & (1 << ((blkno - start) % 8))) == 0)
+		{
+			slim_progress_page(0, 0);
 			continue;
+		}
 		CHECK_FOR_INTERRUPTS();
 		if (per_block != NULL)
 			per_block();
 		MemoryContextSwitchTo(rp.page_cxt);
+		relaid_before = rp.relaid;
+		saved_before = rp.saved;
 		done = slim_relayout_block(&rp, blkno);
 		MemoryContextSwitchTo(oldcxt);
 		if (!done)
 			*skipped = lappend_int(*skipped, (int) blkno);
+		else
+			slim_progress_page(rp.relaid - relaid_before,
+							   rp.saved - saved_before);
 	}
 	/* the free space map's upper levels, for inserts that search it */
 	if (rp.relaid > 0)

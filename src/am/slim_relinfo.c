@@ -28,6 +28,7 @@
 #include "catalog/pg_class.h"
 #include "nodes/bitmapset.h"
 #include "storage/lmgr.h"
+#include "storage/sinval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -292,15 +293,14 @@ slim_relinfo_building(Relation rel, Relation source)
 	return NULL;
 }
 
-const SlimRelInfo *
-slim_build_relinfo(Relation rel)
+/* the facts of rel as the catalog and the floor registry tell them now */
+static void
+slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 {
-	SlimRelInfo *info;
 	SlimRelInfo local;
 	Relation	source;
 	bool		keeps_missing;
 
-	/* compute everything first: a syscache lookup may flush rd_amcache */
 	slim_read_options(RelationGetRelid(rel), &local.options);
 	local.missing_floor = slim_missing_floor(RelationGetDescr(rel));
 	source = slim_rewrite_source(rel, &keeps_missing);
@@ -334,6 +334,28 @@ slim_build_relinfo(Relation rel)
 		local.prefix_floor = local.rewrite_prefix_floor = local.no_tail_floor;
 	if (source != NULL)
 		RelationClose(source);
+	*out = local;
+}
+
+const SlimRelInfo *
+slim_build_relinfo(Relation rel)
+{
+	SlimRelInfo *info;
+	SlimRelInfo local;
+	uint64		inval_count;
+
+	/*
+	 * Compute everything first: a syscache lookup may flush rd_amcache.
+	 * And again if an invalidation arrived meanwhile (an index opened for
+	 * the index list locks it, and locking reads the queue): it may be the
+	 * one that announced a registration (slim_index_cic.c) read before
+	 * it, and it would not come again to clear what is cached now.
+	 */
+	do
+	{
+		inval_count = SharedInvalidMessageCounter;
+		slim_compute_relinfo(rel, &local);
+	} while (inval_count != SharedInvalidMessageCounter);
 
 	info = MemoryContextAlloc(CacheMemoryContext, sizeof(SlimRelInfo));
 	*info = local;

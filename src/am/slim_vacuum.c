@@ -129,8 +129,10 @@ slim_relation_vacuum(Relation rel, SLIM_VACUUM_PARAMS params,
 	}
 
 	nblocks = Min(nblocks, RelationGetNumberOfBlocks(rel));	/* truncated? */
+	slim_progress_start(SLIM_PROGRESS_VACUUM, RelationGetRelid(rel), nblocks);
 	slim_relayout_compact(rel, 0, nblocks, changed, slim_vacuum_delay,
 						  &skipped, &relaid);
+	slim_progress_end();
 	if ((params->options & VACOPT_VERBOSE) != 0)
 		ereport(INFO,
 				(errmsg("table \"%s\": %llu rows re-laid in place into their compressed form, %d pages skipped (pinned)",

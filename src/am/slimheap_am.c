@@ -129,6 +129,7 @@ _PG_init(void)
 	slim_index_build_init();
 	slim_wal_init();
 	slim_floor_registry_init();
+	slim_progress_init();
 	/* tails of rows inserted under logical decoding need slimheap's WAL */
 	slim_options_tails_decoded = slim_wal_registered();
 
