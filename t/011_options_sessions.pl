@@ -130,6 +130,37 @@ foreach my $sql (@statements)
 		$catalog, "without the library: $sql changes nothing");
 }
 
+my ($ret, $stdout, $stderr);
+
+# a new slimheap table without options still needs the hook: it stores
+# slimheap.default_null_bitmap's mode in the table (it was silently left
+# out for the first table of a session that loaded the library late)
+foreach my $sql (
+	'CREATE TABLE d1 (a int) USING slimheap',
+	'SET default_table_access_method = slimheap; CREATE TABLE d1 (a int)',
+	'CREATE TABLE d1 USING slimheap AS SELECT 1 AS a')
+{
+	my ($ret, $stdout, $stderr) = $cold->psql('postgres',
+		"SET slimheap.default_null_bitmap = compress; $sql");
+	isnt($ret, 0, "without the library: $sql fails");
+	like(
+		$stderr,
+		qr/ERROR:  a new slimheap table needs the slimheap library loaded before the statement starts.*HINT:  Add slimheap to shared_preload_libraries/s,
+		"without the library: $sql names shared_preload_libraries");
+}
+is($cold->safe_psql('postgres', $catalog_sql),
+	$catalog, 'without the library: no table was created');
+($ret, $stdout, $stderr) = $cold->psql(
+	'postgres', q{
+SET slimheap.default_null_bitmap = compress;
+CREATE TABLE d1 (a int) USING slimheap;
+CREATE TABLE d1 (a int) USING slimheap;
+SELECT reloptions FROM pg_class WHERE relname = 'd1';
+DROP TABLE d1;
+}, on_error_stop => 0);
+is($stdout, '{slimheap.null_bitmap=compress}',
+	'the second try in the same session stores the mode of the setting');
+
 # statements that need no hook are not disturbed
 $cold->safe_psql('postgres', 'CREATE TABLE h (a int) WITH (fillfactor = 50)');
 $cold->safe_psql('postgres', 'ALTER TABLE h SET (fillfactor = 60)');
@@ -138,7 +169,7 @@ like($catalog, qr/^h heap \{fillfactor=60\}$/m,
 	'without the library: DDL without slimheap options works');
 
 # once the event trigger has loaded the library, the session can go on
-my ($ret, $stdout, $stderr) = $cold->psql(
+($ret, $stdout, $stderr) = $cold->psql(
 	'postgres', q{
 ALTER TABLE t SET (slimheap.null_bitmap = truncate, fillfactor = 70);
 ALTER TABLE t SET (slimheap.null_bitmap = truncate, fillfactor = 70);

@@ -23,6 +23,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/tableam.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
 #include "commands/event_trigger.h"
@@ -224,6 +225,43 @@ slim_create_options(Node *parsetree, RangeVar **relation,
 }
 
 /*
+ * Whether a statement creates a table (or materialized view) with storage
+ * whose access method is slimheap: named by USING, or the session's
+ * default_table_access_method.  Such a table gets the mode of
+ * slimheap.default_null_bitmap stored, by the hook (slim_options_pending.c).
+ */
+static bool
+slim_statement_creates_slimheap(Node *parsetree)
+{
+	const char *am;
+	ListCell   *lc;
+
+	switch (nodeTag(parsetree))
+	{
+		case T_CreateStmt:
+			if (((CreateStmt *) parsetree)->partspec != NULL)
+				return false;	/* a partitioned table has no rows */
+			am = ((CreateStmt *) parsetree)->accessMethod;
+			break;
+		case T_CreateTableAsStmt:
+			am = ((CreateTableAsStmt *) parsetree)->into->accessMethod;
+			break;
+		case T_CreateSchemaStmt:
+			foreach(lc, ((CreateSchemaStmt *) parsetree)->schemaElts)
+			{
+				if (slim_statement_creates_slimheap(lfirst(lc)))
+					return true;
+			}
+			return false;
+		default:
+			return false;
+	}
+	if (am == NULL)
+		am = default_table_access_method;
+	return am != NULL && strcmp(am, "slimheap") == 0;
+}
+
+/*
  * How many statements the hook is running.  Zero in the event trigger means
  * the hook did not see the statement: the library was loaded too late.
  */
@@ -265,6 +303,14 @@ slimheap_options_guard(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("slimheap options need the slimheap library loaded before the statement starts"),
 				 errdetail("This session loaded the library only while running this statement, too late to handle its slimheap options."),
+				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
+
+	/* the new table's mode is stored by the hook */
+	if (slim_hook_depth == 0 && slim_statement_creates_slimheap(trigdata->parsetree))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("a new slimheap table needs the slimheap library loaded before the statement starts"),
+				 errdetail("This session loaded the library only while running this statement, too late to store the mode slimheap.default_null_bitmap names in the new table."),
 				 errhint("Add slimheap to shared_preload_libraries and restart the server. In this session the library is loaded now: run the statement again.")));
 
 	/* slim_identity.c re-lays the rows after the ALTER only in the hook */
