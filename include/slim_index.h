@@ -57,6 +57,18 @@ extern Bitmapset *slim_index_stmt_attrs(Oid relid, IndexStmt *stmt,
 extern int	slim_attrs_last(const Bitmapset *attrs, int natts,
 							bool *whole_row);
 
+/* slim_index_columns.c: slimheap.index_columns, kept and read */
+extern void slim_index_columns_note(Relation rel, const Bitmapset *attrs);
+extern void slim_index_columns_forget(void);
+extern void slim_index_columns_subxact(bool aborted, SubTransactionId subid,
+									   SubTransactionId parent);
+extern void slim_index_columns_merge(Oid relid, const Bitmapset *attrs);
+extern void slim_index_columns_record(void);
+extern void slim_index_columns_after_alter(Node *parsetree);
+
+/* slim_index_turns.c: the builds of one table taking turns */
+extern void slim_index_lock_moves(Relation rel);
+
 /* slim_index_cic.c: CREATE INDEX CONCURRENTLY, its rows obeying R first */
 extern bool slim_index_cic_before(Node *parsetree, const char *queryString,
 								  ProcessUtilityContext context);
@@ -65,7 +77,6 @@ extern void slim_index_cic_after(bool done);
 /* slim_index_stmt.c: the statements around builds */
 extern bool slim_index_in_ddl(void);
 extern bool slim_index_in_concurrent_ddl(void);
-extern void slim_index_lock_moves(Relation rel);
 extern void slim_index_note_pending(Relation rel, double hidden_share);
 extern void slim_index_stmt_init(void);
 

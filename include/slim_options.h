@@ -85,6 +85,12 @@ extern List *slim_apply_entry(List *entries, const char *entry, bool is_reset);
 extern void slim_read_reloptions(Oid relid, List **entries, List **others);
 extern Datum slim_build_reloptions(const List *entries, const List *others);
 
+/* slim_options_columns.c: slimheap.index_columns */
+extern char *slim_columns_canonical(const char *spelled);
+extern List *slim_index_columns_of(const List *entries);
+extern char *slim_index_columns_entry(const List *names);
+extern void slim_check_index_columns(Oid relid, const List *entries);
+
 /* slim_options_store.c: storing entries on a relation */
 extern void slim_options_store_init(const TableAmRoutine *routine);
 extern bool slim_options_am_is_slimheap(Oid amoid);

@@ -455,6 +455,12 @@ slim_index_build_range_scan(Relation rel, Relation index,
 	 * its turn (slim_lock_moves()).
 	 */
 	bs.move_now = index_info->ii_Concurrent && slim_index_in_concurrent_ddl();
+	/* a new index: its columns go to slimheap.index_columns, for dumps */
+	if (slim_index_in_ddl() && !IsInParallelMode() &&
+		(slim_storage_is_new(index) || bs.move_now) &&
+		!ReindexIsProcessingHeap(RelationGetRelid(rel)) &&
+		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
+		slim_index_columns_note(rel, bs.attrs);
 	if (!index_info->ii_Concurrent && slim_index_in_ddl() &&
 		!IsInParallelMode())
 	{

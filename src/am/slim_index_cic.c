@@ -69,6 +69,8 @@ static LockRelId slim_cic_lockrelid;
 static bool slim_cic_prepared = false;
 /* the snapshot pushed for core's statement to pop */
 static Snapshot slim_cic_snapshot = NULL;
+/* the attributes registered (TopMemoryContext) */
+static Bitmapset *slim_cic_attrs = NULL;
 
 /*
  * The attributes the new index reads that rel's rows may hide today, or
@@ -110,6 +112,17 @@ slim_cic_new_attrs(Relation rel, IndexStmt *stmt, const char *queryString,
 		return NULL;
 	}
 	return attrs;
+}
+
+/* keep attrs for slim_index_cic_after(), past the statement's commits */
+static void
+slim_cic_keep_attrs(const Bitmapset *attrs)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+	bms_free(slim_cic_attrs);
+	slim_cic_attrs = bms_copy(attrs);
+	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -366,6 +379,7 @@ slim_index_cic_before(Node *parsetree, const char *queryString,
 	/* step 1 and 2 */
 	slim_floor_register(relid, attrs);
 	slim_cic_prepared = true;
+	slim_cic_keep_attrs(attrs);
 	PG_TRY();
 	{
 		CacheInvalidateRelcache(rel);
@@ -406,6 +420,9 @@ slim_index_cic_after(bool done)
 	slim_floor_unregister();
 	if (!done)
 		return;
+	/* the index is there: its columns go to the option, under this lock */
+	if (IsTransactionState())
+		slim_index_columns_merge(slim_cic_lockrelid.relId, slim_cic_attrs);
 	UnlockRelationIdForSession(&slim_cic_lockrelid, ShareUpdateExclusiveLock);
 	/* a statement that ended early (a hook's) left it; the portal will not */
 	if (ActiveSnapshotSet() && GetActiveSnapshot() == slim_cic_snapshot)

@@ -67,28 +67,6 @@ static List *slim_pending_moves = NIL;
 static ProcessUtility_hook_type prev_utility_hook = NULL;
 static slim_rel_hook_type prev_relation_info_hook = NULL;
 
-/*
- * Plain builds on one table may run side by side (ShareLock), and each
- * assumes that nobody writes the table meanwhile; moves do.  So a plain
- * build that may move rows holds this lock of the table until its
- * transaction ends, and such builds take turns: the next one's scan sees
- * the rows moved, and its moves reach the finished index.
- */
-void
-slim_index_lock_moves(Relation rel)
-{
-	LOCKTAG		tag;
-
-	tag.locktag_field1 = MyDatabaseId;
-	tag.locktag_field2 = RelationGetRelid(rel);
-	tag.locktag_field3 = 0x534C;	/* "SL" */
-	tag.locktag_field4 = 0;
-	tag.locktag_type = LOCKTAG_USERLOCK;
-	tag.locktag_lockmethodid = DEFAULT_LOCKMETHOD;
-	if (LockAcquire(&tag, ExclusiveLock, false, false) == LOCKACQUIRE_OK)
-		AcceptInvalidationMessages();	/* the indexes the last one built */
-}
-
 /* remember that rel's rows must move when this statement ends */
 void
 slim_index_note_pending(Relation rel, double hidden_share)
@@ -228,6 +206,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	/* before the next statement (of a DO block, say) can update them */
 	if (slim_pending_moves != NIL && IsTransactionState())
 		slim_run_pending_moves(slim_ddl_depth + 1);
+	slim_index_columns_after_alter(pstmt->utilityStmt);
+	slim_index_columns_record();
 	if (OidIsValid(identity_relid))
 		slim_identity_after_alter(identity_relid, was_full);
 	if (OidIsValid(warn_relid))
@@ -277,6 +257,9 @@ slim_index_xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PARALLEL_ABORT:
+			slim_index_columns_forget();
+			slim_pending_moves = NIL;
+			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_PARALLEL_COMMIT:
 		case XACT_EVENT_PREPARE:
@@ -294,6 +277,9 @@ slim_index_subxact_callback(SubXactEvent event, SubTransactionId mySubid,
 {
 	ListCell   *lc;
 
+	if (event == SUBXACT_EVENT_ABORT_SUB || event == SUBXACT_EVENT_COMMIT_SUB)
+		slim_index_columns_subxact(event == SUBXACT_EVENT_ABORT_SUB,
+								   mySubid, parentSubid);
 	foreach(lc, slim_pending_moves)
 	{
 		SlimPendingMove *pm = (SlimPendingMove *) lfirst(lc);

@@ -29,6 +29,7 @@
 #include "nodes/bitmapset.h"
 #include "storage/lmgr.h"
 #include "storage/sinval.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
@@ -146,6 +147,34 @@ slim_need_attnums(const Bitmapset *attrs, int16 *need, int n)
 			need[n++] = (int16) (x + FirstLowInvalidHeapAttributeNumber);
 	}
 	return n;
+}
+
+/*
+ * The attributes of rel that its slimheap.index_columns names (the
+ * columns its indexes read when it was dumped: slim_index_columns.c),
+ * offset as pull_varattnos() offsets them; names of no column are left
+ * out.
+ */
+static Bitmapset *
+slim_index_columns_attrs(Relation rel)
+{
+	List	   *entries;
+	List	   *names;
+	Bitmapset  *attrs = NULL;
+	ListCell   *lc;
+
+	slim_read_reloptions(RelationGetRelid(rel), &entries, NULL);
+	names = slim_index_columns_of(entries);
+	foreach(lc, names)
+	{
+		AttrNumber	attnum = get_attnum(RelationGetRelid(rel), lfirst(lc));
+
+		if (attnum > 0)
+			attrs = bms_add_member(attrs,
+								   attnum - FirstLowInvalidHeapAttributeNumber);
+	}
+	list_free(names);
+	return attrs;
 }
 
 /*
@@ -320,6 +349,8 @@ slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 
 		building = bms_add_members(building,
 								   slim_relinfo_building(rel, source));
+		/* and what its indexes read when it was dumped (a restore) */
+		building = bms_join(building, slim_index_columns_attrs(rel));
 		local.rewrite_prefix_floor =
 			slim_compress_prefix_floor(rel, source, &local.options,
 									   local.missing_floor, false,

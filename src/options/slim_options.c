@@ -62,6 +62,8 @@ typedef struct SlimOptionDef
 	int			min_value;		/* an integer option's range */
 	int			max_value;
 	void		(*assign) (SlimOptions *opts, int value);
+	bool		is_columns;		/* a list of column names
+								 * (slim_options_columns.c) */
 } SlimOptionDef;
 
 /*
@@ -91,10 +93,20 @@ slim_assign_prefix_columns(SlimOptions *opts, int value)
 	opts->prefix_columns = value;
 }
 
+/*
+ * slimheap.index_columns: the columns the table's indexes read, kept where
+ * pg_dump writes the table (the access method reads it, not SlimOptions).
+ */
+static void
+slim_assign_nothing(SlimOptions *opts, int value)
+{
+}
+
 static const SlimOptionDef slim_option_defs[] = {
 	{"null_bitmap", slim_null_bitmap_values, 0, 0, slim_assign_null_bitmap},
 	{"prefix_columns", NULL, 0, MaxHeapAttributeNumber,
 	slim_assign_prefix_columns},
+	{"index_columns", NULL, 0, 0, slim_assign_nothing, true},
 };
 
 #define SLIM_NUM_OPTIONS	lengthof(slim_option_defs)
@@ -131,6 +143,12 @@ slim_find_value(const SlimOptionDef *def, const char *spelled, int *value,
 {
 	const SlimOptionValue *v;
 
+	if (def->is_columns)
+	{
+		*value = 0;
+		*canonical = slim_columns_canonical(spelled);
+		return *canonical != NULL;
+	}
 	if (def->values == NULL)
 	{
 		char	   *end;
@@ -184,6 +202,8 @@ slim_valid_values(const SlimOptionDef *def)
 	int			n = 0;
 	const SlimOptionValue *v;
 
+	if (def->is_columns)
+		return pstrdup("column names separated by commas");
 	if (def->values == NULL)
 		return psprintf("integers from %d to %d", def->min_value,
 						def->max_value);

@@ -128,7 +128,8 @@ slim_string_lists_equal(const List *a, const List *b)
  * keeping core's part as it is.  The caller holds a lock that keeps others
  * from changing the row: ShareUpdateExclusiveLock or stronger on the
  * relation, as core's own SET (...) does, or the relation is new in this
- * transaction.  Returns whether the row changed.  A change is made visible
+ * transaction (or, for slimheap.index_columns after an index build, what
+ * the build holds: src/am/slim_index_columns.c).  Returns whether the row changed.  A change is made visible
  * at once (CommandCounterIncrement), which also rebuilds this backend's
  * relcache entry; other backends rebuild theirs when the change commits.
  */
@@ -148,6 +149,7 @@ slim_store_entries(Oid relid, const List *entries)
 	slim_read_reloptions(relid, &old_entries, &others);
 	if (slim_string_lists_equal(old_entries, entries))
 		return false;
+	slim_check_index_columns(relid, entries);
 
 	pgclass = table_open(RelationRelationId, RowExclusiveLock);
 	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));

@@ -1,0 +1,270 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_index_columns.c
+ *	  The columns a compress table's indexes read, kept in its option
+ *	  slimheap.index_columns so that a dump carries them
+ *	  (src/options/slim_options_columns.c says why), and read back into
+ *	  the table's prefix floor.
+ *
+ * Every build of a new index on a compress table notes the columns it
+ * reads; when the statement ends, those past the first
+ * SLIM_FREE_PREFIX_NATTS (always in the prefix) join the option.  RENAME
+ * COLUMN renames them there, and an ALTER TABLE that drops a column drops
+ * it there.  slim_relinfo.c reads them into the floor.  DROP INDEX leaves them: the option only widens the floor
+ * (RESET it to narrow it; the table's indexes count anyway).
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_index_columns.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_class.h"
+#include "nodes/parsenodes.h"
+#include "storage/lmgr.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "slim_index.h"
+#include "slim_options.h"
+#include "slim_tail.h"
+#include "slimheap.h"
+
+/* a build's columns, noted until its statement ends (TopMemoryContext) */
+typedef struct SlimNotedColumns
+{
+	Oid			relid;
+	Bitmapset  *attrs;			/* offset as pull_varattnos() offsets them */
+	SubTransactionId subid;		/* its abort takes the note away */
+} SlimNotedColumns;
+
+static List *slim_noted_columns = NIL;
+
+/* the column names relid's slimheap.index_columns lists (NIL: none) */
+static List *
+slim_read_index_columns(Oid relid)
+{
+	List	   *entries;
+
+	slim_read_reloptions(relid, &entries, NULL);
+	return slim_index_columns_of(entries);
+}
+
+/* a build of a new index on rel (a compress table) reads attrs */
+void
+slim_index_columns_note(Relation rel, const Bitmapset *attrs)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	SlimNotedColumns *noted = palloc(sizeof(SlimNotedColumns));
+
+	noted->relid = RelationGetRelid(rel);
+	noted->attrs = bms_copy(attrs);
+	noted->subid = GetCurrentSubTransactionId();
+	slim_noted_columns = lappend(slim_noted_columns, noted);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/* forget what was noted (an abort, or once recorded) */
+void
+slim_index_columns_forget(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, slim_noted_columns)
+	{
+		SlimNotedColumns *noted = lfirst(lc);
+
+		bms_free(noted->attrs);
+		pfree(noted);
+	}
+	list_free(slim_noted_columns);
+	slim_noted_columns = NIL;
+}
+
+/* a subtransaction ends: its failed builds' notes go, the others pass up */
+void
+slim_index_columns_subxact(bool aborted, SubTransactionId subid,
+						   SubTransactionId parent)
+{
+	ListCell   *lc;
+
+	foreach(lc, slim_noted_columns)
+	{
+		SlimNotedColumns *noted = lfirst(lc);
+
+		if (noted->subid != subid)
+			continue;
+		if (aborted)
+		{
+			slim_noted_columns = foreach_delete_current(slim_noted_columns, lc);
+			bms_free(noted->attrs);
+			pfree(noted);
+		}
+		else
+			noted->subid = parent;
+	}
+}
+
+/* names stored for relid, and whether they changed, into its option */
+static void
+slim_index_columns_store(Oid relid, List *names)
+{
+	List	   *entries = slim_stored_entries(relid);
+
+	entries = slim_apply_entry(entries, slim_index_columns_entry(names),
+							   names == NIL);
+	(void) slim_store_entries(relid, entries);
+}
+
+/* the names of attrs of relid past the free prefix, added to names */
+static List *
+slim_index_columns_add(Oid relid, List *names, const Bitmapset *attrs)
+{
+	int			x = -1;
+
+	while ((x = bms_next_member(attrs, x)) >= 0)
+	{
+		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
+		char	   *name;
+
+		if (attnum <= SLIM_FREE_PREFIX_NATTS)
+			continue;			/* a whole-row reference too (0) */
+		name = get_attname(relid, attnum, true);
+		if (name != NULL && !list_member(names, makeString(name)))
+			names = lappend(names, makeString(name));
+	}
+	return names;
+}
+
+/* List of String nodes from a List of char * */
+static List *
+slim_names_as_strings(List *names)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, names)
+		result = lappend(result, makeString(lfirst(lc)));
+	return result;
+}
+
+static List *
+slim_strings_as_names(List *strings)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, strings)
+		result = lappend(result, strVal(lfirst(lc)));
+	return result;
+}
+
+/*
+ * The columns of attrs past the free prefix join the option of relid, if
+ * it is still a compress table.  Builds of one table's indexes that run
+ * side by side take turns here (slim_index_lock_moves()), each reading the
+ * option the one before stored; the table lock is the caller's (a build's
+ * SHARE, a concurrent build's SHARE UPDATE EXCLUSIVE), or else ACCESS
+ * SHARE, which keeps the table but not another change of its pg_class row
+ * away.
+ */
+void
+slim_index_columns_merge(Oid relid, const Bitmapset *attrs)
+{
+	Relation	rel = try_table_open(relid, AccessShareLock);
+	List	   *names;
+	List	   *added;
+
+	if (rel == NULL)
+		return;
+	if (slim_is_slimheap_relation(rel) &&
+		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
+	{
+		slim_index_lock_moves(rel);
+		names = slim_names_as_strings(slim_read_index_columns(relid));
+		added = slim_index_columns_add(relid, list_copy(names), attrs);
+		if (list_length(added) > list_length(names))
+			slim_index_columns_store(relid, slim_strings_as_names(added));
+	}
+	table_close(rel, AccessShareLock);
+}
+
+/* when a statement ends: the columns its builds noted join the options */
+void
+slim_index_columns_record(void)
+{
+	List	   *noted = slim_noted_columns;
+	ListCell   *lc;
+
+	if (noted == NIL || !IsTransactionState())
+		return;
+	slim_noted_columns = NIL;
+	PG_TRY();
+	{
+		foreach(lc, noted)
+		{
+			SlimNotedColumns *n = lfirst(lc);
+
+			slim_index_columns_merge(n->relid, n->attrs);
+		}
+	}
+	PG_FINALLY();
+	{
+		slim_noted_columns = noted;
+		slim_index_columns_forget();
+	}
+	PG_END_TRY();
+}
+
+/*
+ * After core ran a statement: RENAME COLUMN renames the column in the
+ * option, and an ALTER TABLE (that may have dropped columns) keeps only
+ * the names of columns that are left.  Core holds the table's lock.
+ */
+void
+slim_index_columns_after_alter(Node *parsetree)
+{
+	RangeVar   *relation;
+	Oid			relid;
+	List	   *names;
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	if (IsA(parsetree, RenameStmt) &&
+		((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN &&
+		((RenameStmt *) parsetree)->relation != NULL)
+		relation = ((RenameStmt *) parsetree)->relation;
+	else if (IsA(parsetree, AlterTableStmt))
+		relation = ((AlterTableStmt *) parsetree)->relation;
+	else
+		return;
+	if (!IsTransactionState())
+		return;
+	CommandCounterIncrement();	/* core's change of the columns */
+	relid = RangeVarGetRelid(relation, NoLock, true);
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
+		return;
+	names = slim_read_index_columns(relid);
+	if (names == NIL)
+		return;
+	foreach(lc, names)
+	{
+		char	   *name = lfirst(lc);
+
+		if (IsA(parsetree, RenameStmt) &&
+			strcmp(name, ((RenameStmt *) parsetree)->subname) == 0)
+			name = ((RenameStmt *) parsetree)->newname;
+		if (get_attnum(relid, name) > 0)
+			kept = lappend(kept, name);
+	}
+	if (!equal(slim_names_as_strings(kept), slim_names_as_strings(names)))
+		slim_index_columns_store(relid, kept);
+}
