@@ -215,10 +215,19 @@ CREATE SCHEMA "We ird";
 CREATE TABLE "We ird"."T ""1""" (id int, a int, b int, c int, d int, e int, f int, g int, h int);
 INSERT INTO "We ird"."T ""1""" (id) SELECT g FROM generate_series(1, 20000) g;
 });
-is($node->safe_psql('hs_new',
-	q{SET search_path = public, pg_catalog; SELECT statement FROM slimheap.advise(0, 1000, '{We ird}')}),
-	q{ALTER TABLE "We ird"."T ""1""" SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = truncate);},
+my $statement = $node->safe_psql('hs_new',
+	q{SET search_path = public, pg_catalog; SELECT statement FROM slimheap.advise(0, 1000, '{We ird}')});
+is($statement,
+	q{CALL slimheap.adopt('"We ird"."T ""1"""', 'truncate'); CALL slimheap.compact('"We ird"."T ""1"""');},
 	'the statement quotes and qualifies the name');
+# each statement on its own (adopt and compact commit themselves)
+foreach my $call (split /(?<=\);) /, $statement)
+{
+	$node->safe_psql('hs_new', "SET search_path = public, pg_catalog; $call");
+}
+is($node->safe_psql('hs_new',
+		q{SELECT amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = '"We ird"."T ""1"""'::regclass}),
+	'slimheap', 'the statements adopt the table');
 is(planted_calls('hs_new'), '', 'and nothing planted ran');
 
 # 4. the extension's scripts name PostgreSQL's operators, functions and

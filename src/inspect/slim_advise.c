@@ -230,34 +230,45 @@ slim_advise_cmp(const void *pa, const void *pb)
 	return c != 0 ? c : strcmp(a->relname, b->relname);
 }
 
-/* what converts the table: NULL when nothing would be saved */
+/*
+ * What converts the table: NULL when nothing would be saved.  A table is
+ * adopted (catalog only) and compacted (online), a slimheap table in
+ * another mode given the mode and compacted; extnsp: the extension's
+ * schema, quoted.  A materialized view, which adopt() does not take, is
+ * rewritten.
+ */
 static char *
-slim_advise_statement(const SlimAdvice *a)
+slim_advise_statement(const SlimAdvice *a, const char *extnsp)
 {
 	const char *name = quote_qualified_identifier(a->nspname, a->relname);
-	const char *kind = a->relkind == RELKIND_MATVIEW ?
-		"MATERIALIZED VIEW" : "TABLE";
+	const char *literal = quote_literal_cstr(name);
 	const char *mode = slim_estimate_mode_name(a->best);
 
 	if (slim_advise_saved(a) <= 0)
 		return NULL;
+	if (a->relkind == RELKIND_MATVIEW)
+		return a->is_slimheap ?
+			psprintf("ALTER MATERIALIZED VIEW %s SET (slimheap.null_bitmap = %s); REFRESH MATERIALIZED VIEW %s;",
+					 name, mode, name) :
+			psprintf("ALTER MATERIALIZED VIEW %s SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = %s);",
+					 name, mode);
 	if (!a->is_slimheap)
-		return psprintf("ALTER %s %s SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = %s);",
-						kind, name, mode);
-	/* the rows stored keep their form until a rewrite */
-	return psprintf("ALTER %s %s SET (slimheap.null_bitmap = %s); VACUUM FULL %s;",
-					kind, name, mode, name);
+		return psprintf("CALL %s.adopt(%s, '%s'); CALL %s.compact(%s);",
+						extnsp, literal, mode, extnsp, literal);
+	return psprintf("ALTER TABLE %s SET (slimheap.null_bitmap = %s); CALL %s.compact(%s);",
+					name, mode, extnsp, literal);
 }
 
 static void
-slim_advise_put(ReturnSetInfo *rsinfo, const SlimAdvice *a)
+slim_advise_put(ReturnSetInfo *rsinfo, const SlimAdvice *a,
+				const char *extnsp)
 {
 	Datum		values[15];
 	bool		nulls[15];
 	int64		saved = slim_advise_saved(a);
 	int64		best_bytes = a->est.projected_pages[a->best] * BLCKSZ;
 	Interval   *rewrite = palloc0(sizeof(Interval));
-	char	   *statement = slim_advise_statement(a);
+	char	   *statement = slim_advise_statement(a, extnsp);
 	int			i = 0;
 	int			m;
 
@@ -340,6 +351,7 @@ slimheap_advise(PG_FUNCTION_ARGS)
 	int			nadvice = 0;
 	int			denied = 0;
 	int			t;
+	const char *extnsp;
 
 	if (min_saved < 0)
 		ereport(ERROR,
@@ -420,10 +432,11 @@ slimheap_advise(PG_FUNCTION_ARGS)
 				 errhint("It reads the tables on which the role has the SELECT privilege.")));
 
 	qsort(advice, nadvice, sizeof(SlimAdvice), slim_advise_cmp);
+	extnsp = quote_identifier(get_namespace_name(get_func_namespace(fcinfo->flinfo->fn_oid)));
 	for (t = 0; t < nadvice; t++)
 	{
 		if (slim_advise_saved(&advice[t]) >= min_saved)
-			slim_advise_put(rsinfo, &advice[t]);
+			slim_advise_put(rsinfo, &advice[t], extnsp);
 	}
 	PG_RETURN_VOID();
 }
