@@ -77,6 +77,7 @@ extern void slim_index_cic_after(bool done);
 /* slim_index_stmt.c: the statements around builds */
 extern bool slim_index_in_ddl(void);
 extern bool slim_index_in_concurrent_ddl(void);
+extern bool slim_index_in_reindex(void);
 extern void slim_index_note_pending(Relation rel, double hidden_share);
 extern void slim_index_stmt_init(void);
 

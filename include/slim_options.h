@@ -89,7 +89,7 @@ extern Datum slim_build_reloptions(const List *entries, const List *others);
 extern char *slim_columns_canonical(const char *spelled);
 extern List *slim_index_columns_of(const List *entries);
 extern char *slim_index_columns_entry(const List *names);
-extern void slim_check_index_columns(Oid relid, const List *entries);
+extern List *slim_known_index_columns(Oid relid, const List *entries);
 
 /* slim_options_store.c: storing entries on a relation */
 extern void slim_options_store_init(const TableAmRoutine *routine);

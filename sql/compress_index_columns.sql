@@ -43,11 +43,46 @@ TABLE ic_options;
 ALTER TABLE ic SET (slimheap.index_columns = 'c21, "c22",C23');
 TABLE ic_options;
 ALTER TABLE ic SET (slimheap.index_columns = 'c21,,c22');
+-- a name that is no column: left out with a WARNING (a dump that names
+-- one, from a rename slimheap did not see, still restores)
 ALTER TABLE ic SET (slimheap.index_columns = 'c21,nosuch');
+TABLE ic_options;
 ALTER TABLE ic SET (slimheap.index_columns = '');
 TABLE ic_options;
 ALTER TABLE ic RESET (slimheap.index_columns);
 TABLE ic_options;
+-- REINDEX makes no new index: it adds nothing
+REINDEX TABLE ic;
+REINDEX TABLE CONCURRENTLY ic;
+TABLE ic_options;
+
+-- a partitioned parent's RENAME COLUMN reaches its partitions' options
+-- too; a name left stale where slimheap did not see a rename (ALTER TYPE
+-- ... RENAME ATTRIBUTE of a typed table) goes, with a WARNING, at the
+-- next change of the option, and blocks nothing
+SELECT format('CREATE TABLE icp (id int, %s) PARTITION BY RANGE (id)',
+              string_agg(format('c%s int', i), ', ' ORDER BY i))
+  FROM generate_series(2, 20) i \gexec
+CREATE TABLE icp1 PARTITION OF icp FOR VALUES FROM (0) TO (100)
+  USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE INDEX ON icp (c12);
+SELECT reloptions FROM pg_class WHERE oid = 'icp1'::regclass;
+ALTER TABLE icp RENAME COLUMN c12 TO d12;
+SELECT reloptions FROM pg_class WHERE oid = 'icp1'::regclass;
+CREATE INDEX ON icp (c14);
+ALTER TABLE icp1 SET (fillfactor = 90);
+SELECT reloptions FROM pg_class WHERE oid = 'icp1'::regclass;
+CREATE TYPE ict_type AS (a int, b int, c int, d int, e int, f int, g int, h int, i int, j int);
+CREATE TABLE ictyped OF ict_type USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE INDEX ON ictyped (j);
+ALTER TYPE ict_type RENAME ATTRIBUTE j TO jj CASCADE;
+SELECT reloptions FROM pg_class WHERE oid = 'ictyped'::regclass;
+ALTER TABLE ictyped SET (fillfactor = 90);
+SELECT reloptions FROM pg_class WHERE oid = 'ictyped'::regclass;
+-- a CREATE TABLE (a restore's) that names a column it has not: a WARNING
+CREATE TABLE icd (a int, b int) USING slimheap
+  WITH (slimheap.null_bitmap = compress, slimheap.index_columns = 'b,gone');
+SELECT reloptions FROM pg_class WHERE oid = 'icd'::regclass;
 
 -- a named column stays in the prefix of rows that hold it, with no index
 SELECT format('CREATE TABLE icr (id int, %s) USING slimheap WITH (slimheap.null_bitmap = compress, slimheap.index_columns = c30)',
@@ -66,4 +101,5 @@ SELECT reloptions FROM pg_class WHERE oid = 'ict'::regclass;
 -- and a heap table cannot take it
 CREATE TABLE ich (a int, b int) WITH (slimheap.index_columns = b);
 
-DROP TABLE ic, icr, ict, ich CASCADE;
+DROP TABLE ic, icr, ict, ich, icp, icd, ictyped CASCADE;
+DROP TYPE ict_type;

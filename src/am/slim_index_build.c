@@ -456,7 +456,7 @@ slim_index_build_range_scan(Relation rel, Relation index,
 	 */
 	bs.move_now = index_info->ii_Concurrent && slim_index_in_concurrent_ddl();
 	/* a new index: its columns go to slimheap.index_columns, for dumps */
-	if (slim_index_in_ddl() && !IsInParallelMode() &&
+	if (slim_index_in_ddl() && !slim_index_in_reindex() && !IsInParallelMode() &&
 		(slim_storage_is_new(index) || bs.move_now) &&
 		!ReindexIsProcessingHeap(RelationGetRelid(rel)) &&
 		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)

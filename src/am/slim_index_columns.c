@@ -27,8 +27,10 @@
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
 #include "nodes/parsenodes.h"
 #include "storage/lmgr.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -124,12 +126,23 @@ slim_index_columns_store(Oid relid, List *names)
 	(void) slim_store_entries(relid, entries);
 }
 
+/*
+ * The option's room: pg_class rows have no TOAST table, so the list stops
+ * growing here (the table's indexes still count in its floor; only the
+ * rows a restore loads may then miss a column, and its build moves them).
+ */
+#define SLIM_INDEX_COLUMNS_MAX_BYTES	1024
+
 /* the names of attrs of relid past the free prefix, added to names */
 static List *
 slim_index_columns_add(Oid relid, List *names, const Bitmapset *attrs)
 {
 	int			x = -1;
+	size_t		bytes = 0;
+	ListCell   *lc;
 
+	foreach(lc, names)
+		bytes += strlen(quote_identifier(strVal(lfirst(lc)))) + 1;
 	while ((x = bms_next_member(attrs, x)) >= 0)
 	{
 		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
@@ -138,8 +151,12 @@ slim_index_columns_add(Oid relid, List *names, const Bitmapset *attrs)
 		if (attnum <= SLIM_FREE_PREFIX_NATTS)
 			continue;			/* a whole-row reference too (0) */
 		name = get_attname(relid, attnum, true);
-		if (name != NULL && !list_member(names, makeString(name)))
-			names = lappend(names, makeString(name));
+		if (name == NULL || list_member(names, makeString(name)))
+			continue;
+		bytes += strlen(quote_identifier(name)) + 1;
+		if (bytes > SLIM_INDEX_COLUMNS_MAX_BYTES)
+			break;
+		names = lappend(names, makeString(name));
 	}
 	return names;
 }
@@ -225,23 +242,51 @@ slim_index_columns_record(void)
 }
 
 /*
+ * One table after core renamed or dropped columns: the option keeps the
+ * names of columns left, old (the RENAME's) renamed new.
+ */
+static void
+slim_index_columns_follow(Oid relid, const char *old, const char *new)
+{
+	List	   *names = slim_read_index_columns(relid);
+	List	   *kept = NIL;
+	ListCell   *lc;
+
+	foreach(lc, names)
+	{
+		char	   *name = lfirst(lc);
+
+		if (old != NULL && strcmp(name, old) == 0)
+			name = (char *) new;
+		if (get_attnum(relid, name) > 0)
+			kept = lappend(kept, name);
+	}
+	if (!equal(slim_names_as_strings(kept), slim_names_as_strings(names)))
+		slim_index_columns_store(relid, kept);
+}
+
+/*
  * After core ran a statement: RENAME COLUMN renames the column in the
  * option, and an ALTER TABLE (that may have dropped columns) keeps only
- * the names of columns that are left.  Core holds the table's lock.
+ * the names of columns that are left, on the table and on the partitions
+ * and children the statement reached.  Core holds their locks.
  */
 void
 slim_index_columns_after_alter(Node *parsetree)
 {
 	RangeVar   *relation;
+	RenameStmt *rename = NULL;
 	Oid			relid;
-	List	   *names;
-	List	   *kept = NIL;
+	char		relkind;
 	ListCell   *lc;
 
 	if (IsA(parsetree, RenameStmt) &&
 		((RenameStmt *) parsetree)->renameType == OBJECT_COLUMN &&
 		((RenameStmt *) parsetree)->relation != NULL)
-		relation = ((RenameStmt *) parsetree)->relation;
+	{
+		rename = (RenameStmt *) parsetree;
+		relation = rename->relation;
+	}
 	else if (IsA(parsetree, AlterTableStmt))
 		relation = ((AlterTableStmt *) parsetree)->relation;
 	else
@@ -250,21 +295,16 @@ slim_index_columns_after_alter(Node *parsetree)
 		return;
 	CommandCounterIncrement();	/* core's change of the columns */
 	relid = RangeVarGetRelid(relation, NoLock, true);
-	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION)
+	if (!OidIsValid(relid))
 		return;
-	names = slim_read_index_columns(relid);
-	if (names == NIL)
+	relkind = get_rel_relkind(relid);
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 		return;
-	foreach(lc, names)
+	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
 	{
-		char	   *name = lfirst(lc);
-
-		if (IsA(parsetree, RenameStmt) &&
-			strcmp(name, ((RenameStmt *) parsetree)->subname) == 0)
-			name = ((RenameStmt *) parsetree)->newname;
-		if (get_attnum(relid, name) > 0)
-			kept = lappend(kept, name);
+		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
+			slim_index_columns_follow(lfirst_oid(lc),
+									  rename ? rename->subname : NULL,
+									  rename ? rename->newname : NULL);
 	}
-	if (!equal(slim_names_as_strings(kept), slim_names_as_strings(names)))
-		slim_index_columns_store(relid, kept);
 }

@@ -45,6 +45,7 @@
 /* utility statements under way in this backend, and whether concurrent */
 static int	slim_ddl_depth = 0;
 static bool slim_ddl_concurrent = false;
+static bool slim_ddl_reindex = false;	/* a REINDEX among them */
 
 /*
  * Tables whose rows a plain build left to move, with the depth of the
@@ -169,6 +170,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 				   DestReceiver *dest, QueryCompletion *qc)
 {
 	bool		save_concurrent = slim_ddl_concurrent;
+	bool		save_reindex = slim_ddl_reindex;
 	bool		was_full;
 	Oid			identity_relid = slim_identity_before_alter(pstmt->utilityStmt,
 															&was_full);
@@ -181,6 +183,8 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	slim_index_before_create(pstmt->utilityStmt, queryString);
 	if (slim_statement_is_concurrent(pstmt->utilityStmt))
 		slim_ddl_concurrent = true;
+	if (IsA(pstmt->utilityStmt, ReindexStmt))
+		slim_ddl_reindex = true;
 	slim_ddl_depth++;
 	PG_TRY();
 	{
@@ -200,6 +204,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 			slim_index_cic_after(done);
 		slim_ddl_depth--;
 		slim_ddl_concurrent = save_concurrent;
+		slim_ddl_reindex = save_reindex;
 	}
 	PG_END_TRY();
 
@@ -301,6 +306,13 @@ bool
 slim_index_in_ddl(void)
 {
 	return slim_ddl_depth > 0;
+}
+
+/* whether a REINDEX is under way (its builds make no new index) */
+bool
+slim_index_in_reindex(void)
+{
+	return slim_ddl_depth > 0 && slim_ddl_reindex;
 }
 
 /* whether it is a CONCURRENTLY one (CREATE INDEX, REINDEX) */

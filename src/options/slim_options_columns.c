@@ -123,34 +123,49 @@ slim_index_columns_entry(const List *names)
 }
 
 /*
- * Every column entries' slimheap.index_columns names must be one of
- * relid's: a misspelt name would keep nothing in the prefix.
+ * entries, with the slimheap.index_columns entry naming only columns of
+ * relid: a name that is none (misspelt, or of a column renamed or dropped
+ * where slimheap did not see it: a partitioned parent's, a type's) is left
+ * out with a WARNING, never an error, so that a dump that carries one
+ * still restores.
  */
-void
-slim_check_index_columns(Oid relid, const List *entries)
+List *
+slim_known_index_columns(Oid relid, const List *entries)
 {
+	List	   *result = NIL;
 	ListCell   *lc;
 
 	foreach(lc, entries)
 	{
-		const char *entry = lfirst(lc);
+		char	   *entry = lfirst(lc);
 		List	   *names;
+		List	   *known = NIL;
 		ListCell   *ln;
 
 		if (strncmp(entry, SLIM_INDEX_COLUMNS_ENTRY,
 					strlen(SLIM_INDEX_COLUMNS_ENTRY)) != 0 ||
 			!slim_columns_split(entry + strlen(SLIM_INDEX_COLUMNS_ENTRY),
 								&names))
+		{
+			result = lappend(result, entry);
 			continue;
+		}
 		foreach(ln, names)
 		{
-			if (get_attnum(relid, lfirst(ln)) <= 0)
-				ereport(ERROR,
+			if (get_attnum(relid, lfirst(ln)) > 0)
+				known = lappend(known, lfirst(ln));
+			else
+				ereport(WARNING,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
-						 errmsg("column \"%s\" of relation \"%s\" does not exist",
-								(char *) lfirst(ln), get_rel_name(relid)),
-						 errdetail("slimheap.index_columns names columns of the table."),
+						 errmsg("slimheap.index_columns of \"%s\" names \"%s\", which is no column of it",
+								get_rel_name(relid), (char *) lfirst(ln)),
+						 errdetail("The name is left out of the option."),
 						 errhint("Name columns as SQL spells them, separated by commas.")));
 		}
+		/* no name left (or none given): no entry, as after RESET */
+		if (known != NIL)
+			result = lappend(result, list_length(known) == list_length(names) ?
+							 entry : slim_index_columns_entry(known));
 	}
+	return result;
 }

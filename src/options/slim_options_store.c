@@ -23,6 +23,8 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "utils/rel.h"
+#include "storage/lmgr.h"
+#include "utils/inval.h"
 #include "utils/syscache.h"
 
 #include "slim_options.h"
@@ -146,15 +148,23 @@ slim_store_entries(Oid relid, const List *entries)
 	bool		nulls[Natts_pg_class];
 	bool		replace[Natts_pg_class];
 
+	entries = slim_known_index_columns(relid, entries);
 	slim_read_reloptions(relid, &old_entries, &others);
 	if (slim_string_lists_equal(old_entries, entries))
 		return false;
-	slim_check_index_columns(relid, entries);
 
+	/*
+	 * pg_class rows are updated in place too (VACUUM, ANALYZE, index
+	 * builds): the tuple lock README.tuplock asks for keeps those from
+	 * being lost, and the row is read again under it, with what others
+	 * committed meanwhile.
+	 */
 	pgclass = table_open(RelationRelationId, RowExclusiveLock);
-	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
+	AcceptInvalidationMessages();
+	tuple = SearchSysCacheLockedCopy1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
+	slim_read_reloptions(relid, &old_entries, &others);
 
 	newoptions = slim_build_reloptions(entries, others);
 	memset(values, 0, sizeof(values));
@@ -169,6 +179,7 @@ slim_store_entries(Oid relid, const List *entries)
 	newtuple = heap_modify_tuple(tuple, RelationGetDescr(pgclass),
 								 values, nulls, replace);
 	CatalogTupleUpdate(pgclass, &newtuple->t_self, newtuple);
+	UnlockTuple(pgclass, &tuple->t_self, InplaceUpdateTupleLock);
 
 	heap_freetuple(newtuple);
 	heap_freetuple(tuple);
