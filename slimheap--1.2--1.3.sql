@@ -47,6 +47,38 @@ CREATE VIEW @extschema@.progress AS
 COMMENT ON VIEW @extschema@.progress IS
 	'one row per slimheap pass under way in this database: compact, VACUUM''s re-layout, an index build''s re-layout and moves';
 GRANT SELECT ON @extschema@.progress TO PUBLIC;
+-- 1.3: stats() also counts the rows compact would store shorter (two
+-- columns at the end); a function's columns change only by drop and
+-- create, with its privileges as they were.
+DROP FUNCTION @extschema@.stats(pg_catalog.regclass);
+CREATE FUNCTION @extschema@.stats(rel pg_catalog.regclass,
+	OUT table_bytes bigint,
+	OUT pages bigint,
+	OUT live_rows bigint,
+	OUT live_bytes bigint,
+	OUT dead_rows bigint,
+	OUT dead_bytes bigint,
+	OUT free_bytes bigint,
+	OUT full_rows bigint,
+	OUT full_bytes bigint,
+	OUT truncated_rows bigint,
+	OUT truncated_bytes bigint,
+	OUT heap_layout_bytes bigint,
+	OUT saved_bytes bigint,
+	OUT saved_percent numeric,
+	OUT tail_rows bigint,
+	OUT tail_bytes bigint,
+	OUT tail_saved_bytes bigint,
+	OUT relayable_rows bigint,
+	OUT relayable_saved_bytes bigint)
+RETURNS pg_catalog.record
+AS 'MODULE_PATHNAME', 'slimheap_stats'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.stats(pg_catalog.regclass) IS
+	'what slimheap saved on a table: its rows by form, live, dead and free bytes, the bytes saved against heap''s layout, and the rows compact would store shorter';
+REVOKE ALL ON FUNCTION @extschema@.stats(pg_catalog.regclass) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION @extschema@.stats(pg_catalog.regclass) TO pg_stat_scan_tables;
 -- Owners of tables call them: the schema is usable by every role.  Its other
 -- members stay as they were: EXECUTE on the inspection functions is
 -- revoked from PUBLIC, and the handler and the event trigger function

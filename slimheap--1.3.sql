@@ -120,13 +120,15 @@ CREATE FUNCTION @extschema@.stats(rel pg_catalog.regclass,
 	OUT saved_percent numeric,
 	OUT tail_rows bigint,
 	OUT tail_bytes bigint,
-	OUT tail_saved_bytes bigint)
+	OUT tail_saved_bytes bigint,
+	OUT relayable_rows bigint,
+	OUT relayable_saved_bytes bigint)
 RETURNS pg_catalog.record
 AS 'MODULE_PATHNAME', 'slimheap_stats'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.stats(pg_catalog.regclass) IS
-	'what slimheap saved on a table: its rows by form, live, dead and free bytes, and the bytes saved against heap''s layout';
+	'what slimheap saved on a table: its rows by form, live, dead and free bytes, the bytes saved against heap''s layout, and the rows compact would store shorter';
 
 -- sample_rows NULL: read every row
 CREATE FUNCTION @extschema@.estimate(rel pg_catalog.regclass, sample_rows integer DEFAULT 30000,

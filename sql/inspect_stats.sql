@@ -218,8 +218,27 @@ SELECT live_rows, live_bytes, full_rows, truncated_rows, heap_layout_bytes,
 CREATE TABLE st_empty (a int4) USING slimheap;
 SELECT * FROM slimheap.stats('st_empty');
 
+-- The rows compact would store shorter: every row of a heap table adopted
+-- in compress mode (heap's form), none once compact re-laid them, and the
+-- bytes it saved what stats() said it would.
+SELECT format('CREATE TABLE st_adopt (id int, %s) USING heap',
+              string_agg(format('c%s int4', i), ', ' ORDER BY i))
+  FROM generate_series(1, 300) i \gexec
+INSERT INTO st_adopt (id, c3, c150, c300) SELECT g, g, g, g FROM generate_series(1, 200) g;
+CALL slimheap.adopt('st_adopt', 'compress');
+SELECT live_rows, relayable_rows, relayable_saved_bytes > 0 AS saves
+  FROM slimheap.stats('st_adopt');
+CREATE TABLE st_adopt_before AS
+  SELECT live_bytes, relayable_saved_bytes FROM slimheap.stats('st_adopt');
+CALL slimheap.compact('st_adopt');
+SELECT relayable_rows, relayable_saved_bytes,
+       (SELECT live_bytes - relayable_saved_bytes FROM st_adopt_before) =
+       live_bytes AS saved_as_said
+  FROM slimheap.stats('st_adopt');
+
 DROP MATERIALIZED VIEW st_mv;
 DROP TABLE st_w1_heap, st_w1_slimheap, st_fd_heap, st_fd_slimheap,
-	st_drop_heap, st_drop_slimheap, st_toast_heap, st_toast_slimheap, st_empty;
+	st_drop_heap, st_drop_slimheap, st_toast_heap, st_toast_slimheap, st_empty,
+	st_adopt, st_adopt_before;
 DROP FUNCTION inspect_raw_bytes(regclass);
 DROP FUNCTION inspect_raw_free(regclass);

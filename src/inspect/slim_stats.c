@@ -47,7 +47,8 @@
 
 PG_FUNCTION_INFO_V1(slimheap_stats);
 
-#define SLIM_STATS_COLUMNS		17
+#define SLIM_STATS_COLUMNS		19
+#define SLIM_STATS_COLUMNS_1_2	17
 
 typedef struct SlimStats
 {
@@ -61,6 +62,8 @@ typedef struct SlimStats
 	int64		form_bytes[SLIM_NUM_ROW_FORMS];
 	int64		heap_layout_bytes;
 	int64		tail_saved_bytes;	/* truncate form minus tail form */
+	int64		relayable_rows; /* rows compact would store shorter */
+	int64		relayable_saved_bytes;
 } SlimStats;
 
 /*
@@ -73,13 +76,13 @@ typedef struct SlimStats
  */
 static Size
 slim_heap_layout_len(HeapTuple tuple, TupleDesc desc, Datum *values,
-					 bool *isnull)
+					 bool *isnull, int *stored_natts)
 {
 	HeapTuple	heap_tuple;
 	Size		len;
 
 	/* heap's deforming would read a tail row as its prefix alone */
-	slim_deform_tuple(tuple, desc, values, isnull);
+	*stored_natts = slim_deform_tuple(tuple, desc, values, isnull);
 	heap_tuple = heap_form_tuple(desc, values, isnull);
 	len = heap_tuple->t_len;
 	heap_freetuple(heap_tuple);
@@ -112,10 +115,41 @@ typedef struct SlimStatsScan
 {
 	Relation	rel;
 	int			missing_floor;		/* the T1 floor of the truncate form */
+	bool		relays;			/* compact re-lays rows of this table */
+	SlimNullBitmap mode;		/* its mode, and its floor for the rows */
+	const SlimFloor *prefix_floor;
 	SlimVerifyState *checker;		/* verify()'s checks of each row */
 	Datum	   *values;
 	bool	   *isnull;
 } SlimStatsScan;
+
+/*
+ * Whether compact would store the row (len bytes; values/isnull, deformed,
+ * its stored_natts attributes) shorter, in the table's mode with its
+ * floors now, as slim_relayout_form() forms it: the bytes of the row it
+ * saves (as live_bytes counts them), or 0.
+ * Overwrites isnull past the stored attributes.
+ */
+static int64
+slim_relayable_saved(SlimStatsScan *scan, Size len, Datum *values,
+					 bool *isnull, int stored_natts)
+{
+	TupleDesc	desc = RelationGetDescr(scan->rel);
+	HeapTuple	formed;
+	int64		saved;
+	int			i;
+
+	for (i = stored_natts; i < desc->natts; i++)
+		isnull[i] = true;
+	formed = slim_form_tuple(desc, values, isnull, scan->mode,
+							 Min(scan->missing_floor, stored_natts),
+							 slim_floor_row(scan->prefix_floor, isnull));
+	/* compact re-lays a row that takes less room on the page */
+	saved = MAXALIGN(formed->t_len) < MAXALIGN(len) ?
+		(int64) len - (int64) formed->t_len : 0;
+	heap_freetuple(formed);
+	return saved;
+}
 
 /*
  * Count one page, read into a private copy by slim_inspect_read_page().
@@ -139,6 +173,8 @@ slim_stats_page(SlimStatsScan *scan, SlimInspectPage *page, SlimStats *stats)
 		HeapTupleData tuple;
 		Size		len;
 		SlimRowForm form;
+		int			stored_natts;
+		int64		saved;
 
 		if (page->items[off] == SLIM_ITEM_NO_ROW)
 			continue;
@@ -161,12 +197,22 @@ slim_stats_page(SlimStatsScan *scan, SlimInspectPage *page, SlimStats *stats)
 		stats->form_bytes[form] += tuple.t_len;
 		stats->heap_layout_bytes += slim_heap_layout_len(&tuple, desc,
 														 scan->values,
-														 scan->isnull);
+														 scan->isnull,
+														 &stored_natts);
 		if (form == SLIM_ROW_TAIL)
 			stats->tail_saved_bytes +=
 				(int64) slim_truncate_len(desc, scan->values, scan->isnull,
 										  scan->missing_floor) -
 				(int64) tuple.t_len;
+		if (!scan->relays || stored_natts == 0)
+			continue;
+		saved = slim_relayable_saved(scan, tuple.t_len, scan->values,
+									 scan->isnull, stored_natts);
+		if (saved > 0)
+		{
+			stats->relayable_rows++;
+			stats->relayable_saved_bytes += saved;
+		}
 	}
 }
 
@@ -191,7 +237,9 @@ slimheap_stats(PG_FUNCTION_ARGS)
 
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
-	if (result_desc->natts != lengthof(result))
+	/* 1.2 declared the columns up to tail_saved_bytes */
+	if (result_desc->natts != lengthof(result) &&
+		result_desc->natts != SLIM_STATS_COLUMNS_1_2)
 		elog(ERROR, "slimheap.stats() is declared with %d columns, expected %d",
 			 result_desc->natts, (int) lengthof(result));
 
@@ -201,6 +249,9 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	scan.rel = rel;
 	/* may build the relcache's slimheap info, which may wait for locks */
 	scan.missing_floor = slim_get_relinfo(rel)->missing_floor;
+	scan.mode = slim_get_relinfo(rel)->options.null_bitmap;
+	scan.prefix_floor = slim_get_relinfo(rel)->rewrite_prefix_floor;
+	scan.relays = scan.mode != SLIM_NULL_BITMAP_FULL;
 	scan.checker = slim_verify_checker(rel);
 	scan.values = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(Datum));
 	scan.isnull = palloc(Max(RelationGetDescr(rel)->natts, 1) * sizeof(bool));
@@ -249,6 +300,9 @@ slimheap_stats(PG_FUNCTION_ARGS)
 	result[i++] = Int64GetDatum(stats.form_rows[SLIM_ROW_TAIL]);
 	result[i++] = Int64GetDatum(stats.form_bytes[SLIM_ROW_TAIL]);
 	result[i++] = Int64GetDatum(stats.tail_saved_bytes);
+	/* 1.3: what compact would re-lay, and save */
+	result[i++] = Int64GetDatum(stats.relayable_rows);
+	result[i++] = Int64GetDatum(stats.relayable_saved_bytes);
 	Assert(i == lengthof(result));
 
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(result_desc, result,
