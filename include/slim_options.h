@@ -97,6 +97,7 @@ extern bool slim_options_am_is_slimheap(Oid amoid);
 extern bool slim_options_check_target(const char *relname, char relkind,
 									  Oid amoid, bool on_create);
 extern bool slim_store_entries(Oid relid, const List *entries);
+extern bool slim_store_entry(Oid relid, const char *entry, bool is_reset);
 extern List *slim_stored_entries(Oid relid);
 
 /* slim_options_default.c: slimheap.default_null_bitmap */

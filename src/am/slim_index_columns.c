@@ -34,6 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 
 #include "slim_index.h"
 #include "slim_options.h"
@@ -115,15 +116,44 @@ slim_index_columns_subxact(bool aborted, SubTransactionId subid,
 	}
 }
 
-/* names stored for relid, and whether they changed, into its option */
+/*
+ * names into relid's option.  The option only helps a later restore: a
+ * failure to store it (another transaction's update of the pg_class row
+ * met after all) must not fail the statement, whose index is built, so it
+ * is a WARNING, in a subtransaction that takes the attempt back.
+ */
 static void
 slim_index_columns_store(Oid relid, List *names)
 {
-	List	   *entries = slim_stored_entries(relid);
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	char	   *entry = slim_index_columns_entry(names);
 
-	entries = slim_apply_entry(entries, slim_index_columns_entry(names),
-							   names == NIL);
-	(void) slim_store_entries(relid, entries);
+	BeginInternalSubTransaction(NULL);
+	PG_TRY();
+	{
+		(void) slim_store_entry(relid, entry, names == NIL);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(WARNING,
+				(errcode(edata->sqlerrcode),
+				 errmsg("could not store \"%s\" in the options of \"%s\": %s",
+						entry, get_rel_name(relid), edata->message),
+				 errhint("Run ALTER TABLE ... SET (%s) later: a dump that lacks it restores larger.",
+						 entry)));
+		FreeErrorData(edata);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
 }
 
 /*
@@ -241,6 +271,20 @@ slim_index_columns_record(void)
 	PG_END_TRY();
 }
 
+/* whether an ALTER TABLE drops a column (the option then drops its name) */
+static bool
+slim_alter_drops_column(AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_DropColumn)
+			return true;
+	}
+	return false;
+}
+
 /*
  * One table after core renamed or dropped columns: the option keeps the
  * names of columns left, old (the RENAME's) renamed new.
@@ -287,7 +331,8 @@ slim_index_columns_after_alter(Node *parsetree)
 		rename = (RenameStmt *) parsetree;
 		relation = rename->relation;
 	}
-	else if (IsA(parsetree, AlterTableStmt))
+	else if (IsA(parsetree, AlterTableStmt) &&
+			 slim_alter_drops_column((AlterTableStmt *) parsetree))
 		relation = ((AlterTableStmt *) parsetree)->relation;
 	else
 		return;
@@ -298,11 +343,14 @@ slim_index_columns_after_alter(Node *parsetree)
 	if (!OidIsValid(relid))
 		return;
 	relkind = get_rel_relkind(relid);
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_MATVIEW)
 		return;
-	foreach(lc, find_all_inheritors(relid, NoLock, NULL))
+	/* the children core recursed to, and locked (not with ONLY) */
+	foreach(lc, relation->inh ? find_all_inheritors(relid, NoLock, NULL) :
+			list_make1_oid(relid))
 	{
-		if (get_rel_relkind(lfirst_oid(lc)) == RELKIND_RELATION)
+		if (get_rel_relkind(lfirst_oid(lc)) != RELKIND_PARTITIONED_TABLE)
 			slim_index_columns_follow(lfirst_oid(lc),
 									  rename ? rename->subname : NULL,
 									  rename ? rename->newname : NULL);

@@ -200,11 +200,12 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_FINALLY();
 	{
-		if (cic_prepared)
-			slim_index_cic_after(done);
+		/* first: what follows may fail, and this must be undone anyway */
 		slim_ddl_depth--;
 		slim_ddl_concurrent = save_concurrent;
 		slim_ddl_reindex = save_reindex;
+		if (cic_prepared)
+			slim_index_cic_after(done);
 	}
 	PG_END_TRY();
 

@@ -19,12 +19,15 @@
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "access/tableam.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
-#include "utils/rel.h"
 #include "storage/lmgr.h"
+#include "storage/procarray.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 #include "slim_options.h"
@@ -125,18 +128,35 @@ slim_string_lists_equal(const List *a, const List *b)
 	return true;
 }
 
+/* whether another transaction, still open, updated or deleted tuple */
+static bool
+slim_row_being_updated(HeapTuple tuple)
+{
+	HeapTupleHeader td = tuple->t_data;
+	TransactionId xmax;
+
+	if ((td->t_infomask & HEAP_XMAX_INVALID) != 0 ||
+		HEAP_XMAX_IS_LOCKED_ONLY(td->t_infomask))
+		return false;
+	xmax = HeapTupleHeaderGetUpdateXid(td);
+	return TransactionIdIsValid(xmax) &&
+		!TransactionIdIsCurrentTransactionId(xmax) &&
+		TransactionIdIsInProgress(xmax);
+}
+
 /*
- * Make entries the slimheap part of relation relid's pg_class.reloptions,
- * keeping core's part as it is.  The caller holds a lock that keeps others
- * from changing the row: ShareUpdateExclusiveLock or stronger on the
- * relation, as core's own SET (...) does, or the relation is new in this
- * transaction (or, for slimheap.index_columns after an index build, what
- * the build holds: src/am/slim_index_columns.c).  Returns whether the row changed.  A change is made visible
- * at once (CommandCounterIncrement), which also rebuilds this backend's
- * relcache entry; other backends rebuild theirs when the change commits.
+ * Store entries (NIL: none) as the slimheap part of relid's
+ * pg_class.reloptions, or, when entry is not NULL, the stored entries with
+ * entry applied (slim_apply_entry()) as read under the row's lock; core's
+ * part stays as it is.  Names of no column are left out of
+ * slimheap.index_columns (slim_known_index_columns()).  pg_class rows are
+ * updated in place too (VACUUM, ANALYZE, index builds): the tuple lock
+ * README.tuplock asks for keeps those from being lost, and the row is read
+ * again under it, with what others committed meanwhile.
  */
-bool
-slim_store_entries(Oid relid, const List *entries)
+static bool
+slim_store_locked(Oid relid, const List *entries, const char *entry,
+				  bool is_reset)
 {
 	Relation	pgclass;
 	HeapTuple	tuple;
@@ -147,46 +167,79 @@ slim_store_entries(Oid relid, const List *entries)
 	Datum		values[Natts_pg_class];
 	bool		nulls[Natts_pg_class];
 	bool		replace[Natts_pg_class];
+	bool		changed;
 
-	entries = slim_known_index_columns(relid, entries);
-	slim_read_reloptions(relid, &old_entries, &others);
-	if (slim_string_lists_equal(old_entries, entries))
-		return false;
-
-	/*
-	 * pg_class rows are updated in place too (VACUUM, ANALYZE, index
-	 * builds): the tuple lock README.tuplock asks for keeps those from
-	 * being lost, and the row is read again under it, with what others
-	 * committed meanwhile.
-	 */
 	pgclass = table_open(RelationRelationId, RowExclusiveLock);
 	AcceptInvalidationMessages();
 	tuple = SearchSysCacheLockedCopy1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		elog(ERROR, "cache lookup failed for relation %u", relid);
 	slim_read_reloptions(relid, &old_entries, &others);
-
-	newoptions = slim_build_reloptions(entries, others);
-	memset(values, 0, sizeof(values));
-	memset(nulls, false, sizeof(nulls));
-	memset(replace, false, sizeof(replace));
-	replace[Anum_pg_class_reloptions - 1] = true;
-	if (newoptions != (Datum) 0)
-		values[Anum_pg_class_reloptions - 1] = newoptions;
-	else
-		nulls[Anum_pg_class_reloptions - 1] = true;
-
-	newtuple = heap_modify_tuple(tuple, RelationGetDescr(pgclass),
-								 values, nulls, replace);
-	CatalogTupleUpdate(pgclass, &newtuple->t_self, newtuple);
+	if (entry != NULL)
+		entries = slim_apply_entry(old_entries, entry, is_reset);
+	entries = slim_known_index_columns(relid, entries);
+	changed = !slim_string_lists_equal(old_entries, entries);
+	/* an entry of ours waits for no one: another transaction's open update */
+	if (changed && entry != NULL && slim_row_being_updated(tuple))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("could not store \"%s\" in the options of \"%s\"",
+						entry, get_rel_name(relid)),
+				 errdetail("Another transaction is changing the table's pg_class row (GRANT, ALTER TABLE)."),
+				 errhint("Run ALTER TABLE ... SET (%s) when it is done: a dump that lacks it restores larger.",
+						 entry)));
+		changed = false;
+	}
+	if (changed)
+	{
+		newoptions = slim_build_reloptions(entries, others);
+		memset(values, 0, sizeof(values));
+		memset(nulls, false, sizeof(nulls));
+		memset(replace, false, sizeof(replace));
+		replace[Anum_pg_class_reloptions - 1] = true;
+		if (newoptions != (Datum) 0)
+			values[Anum_pg_class_reloptions - 1] = newoptions;
+		else
+			nulls[Anum_pg_class_reloptions - 1] = true;
+		newtuple = heap_modify_tuple(tuple, RelationGetDescr(pgclass),
+									 values, nulls, replace);
+		CatalogTupleUpdate(pgclass, &newtuple->t_self, newtuple);
+		heap_freetuple(newtuple);
+	}
 	UnlockTuple(pgclass, &tuple->t_self, InplaceUpdateTupleLock);
-
-	heap_freetuple(newtuple);
 	heap_freetuple(tuple);
 	table_close(pgclass, RowExclusiveLock);
 
-	CommandCounterIncrement();
-	return true;
+	/* visible at once; this backend's relcache entry is rebuilt too */
+	if (changed)
+		CommandCounterIncrement();
+	return changed;
+}
+
+/*
+ * Make entries the slimheap part of relation relid's pg_class.reloptions,
+ * keeping core's part as it is.  The caller holds a lock that keeps others
+ * from changing the options: ShareUpdateExclusiveLock or stronger on the
+ * relation, as core's own SET (...) does, or the relation is new in this
+ * transaction.  Returns whether the row changed; other backends rebuild
+ * their relcache entries when the change commits.
+ */
+bool
+slim_store_entries(Oid relid, const List *entries)
+{
+	return slim_store_locked(relid, entries, NULL, false);
+}
+
+/*
+ * Apply one entry (SET, or RESET) to what relid stores now, read under the
+ * row's lock: for slimheap.index_columns after an index build, whose
+ * table lock does not keep another session's SET (...) away.
+ */
+bool
+slim_store_entry(Oid relid, const char *entry, bool is_reset)
+{
+	return slim_store_locked(relid, NIL, entry, is_reset);
 }
 
 /* the slimheap entries stored for relation relid */
