@@ -89,7 +89,8 @@ extern Datum slim_build_reloptions(const List *entries, const List *others);
 extern char *slim_columns_canonical(const char *spelled);
 extern List *slim_index_columns_of(const List *entries);
 extern char *slim_index_columns_entry(const List *names);
-extern List *slim_known_index_columns(Oid relid, const List *entries);
+extern List *slim_known_index_columns(Oid relid, const List *entries,
+									   const List *stored);
 
 /* slim_options_store.c: storing entries on a relation */
 extern void slim_options_store_init(const TableAmRoutine *routine);
@@ -97,6 +98,8 @@ extern bool slim_options_am_is_slimheap(Oid amoid);
 extern bool slim_options_check_target(const char *relname, char relkind,
 									  Oid amoid, bool on_create);
 extern bool slim_store_entries(Oid relid, const List *entries);
+extern bool slim_store_entries_after(Oid relid, const List *entries,
+									 const List *before);
 extern bool slim_store_entry(Oid relid, const char *entry, bool is_reset);
 extern List *slim_stored_entries(Oid relid);
 

@@ -58,8 +58,8 @@ TABLE ic_options;
 
 -- a partitioned parent's RENAME COLUMN reaches its partitions' options
 -- too; a name left stale where slimheap did not see a rename (ALTER TYPE
--- ... RENAME ATTRIBUTE of a typed table) goes, with a WARNING, at the
--- next change of the option, and blocks nothing
+-- ... RENAME ATTRIBUTE of a typed table) goes quietly at the next change
+-- of the table's options, and blocks nothing
 SELECT format('CREATE TABLE icp (id int, %s) PARTITION BY RANGE (id)',
               string_agg(format('c%s int', i), ', ' ORDER BY i))
   FROM generate_series(2, 20) i \gexec

@@ -122,17 +122,32 @@ slim_index_columns_entry(const List *names)
 	return psprintf(SLIM_INDEX_COLUMNS_ENTRY "%s", slim_columns_join(names));
 }
 
+/* List of String nodes from a List of char * */
+static List *
+slim_strings_of(const List *names)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, names)
+		result = lappend(result, makeString(lfirst(lc)));
+	return result;
+}
+
 /*
  * entries, with the slimheap.index_columns entry naming only columns of
  * relid: a name that is none (misspelt, or of a column renamed or dropped
  * where slimheap did not see it: a partitioned parent's, a type's) is left
  * out with a WARNING, never an error, so that a dump that carries one
- * still restores.
+ * still restores.  stored: the entries stored now; a name they hold goes
+ * without a word (a column the statement dropped).
  */
 List *
-slim_known_index_columns(Oid relid, const List *entries)
+slim_known_index_columns(Oid relid, const List *entries,
+						 const List *stored)
 {
 	List	   *result = NIL;
+	List	   *old_names = slim_index_columns_of(stored);
 	ListCell   *lc;
 
 	foreach(lc, entries)
@@ -154,7 +169,8 @@ slim_known_index_columns(Oid relid, const List *entries)
 		{
 			if (get_attnum(relid, lfirst(ln)) > 0)
 				known = lappend(known, lfirst(ln));
-			else
+			else if (!list_member(slim_strings_of(old_names),
+								  makeString(lfirst(ln))))
 				ereport(WARNING,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
 						 errmsg("slimheap.index_columns of \"%s\" names \"%s\", which is no column of it",

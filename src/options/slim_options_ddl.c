@@ -355,7 +355,7 @@ slim_alter(const SlimUtilityCall *call)
 	pending.applied = false;
 	slim_run_core_pending(call, pstmt, &pending);
 
-	(void) slim_store_entries(relid, entries);
+	(void) slim_store_entries_after(relid, entries, stored);
 	if (has_ours)
 		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
 }

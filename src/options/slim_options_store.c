@@ -156,7 +156,7 @@ slim_row_being_updated(HeapTuple tuple)
  */
 static bool
 slim_store_locked(Oid relid, const List *entries, const char *entry,
-				  bool is_reset)
+				  bool is_reset, const List *before)
 {
 	Relation	pgclass;
 	HeapTuple	tuple;
@@ -177,7 +177,8 @@ slim_store_locked(Oid relid, const List *entries, const char *entry,
 	slim_read_reloptions(relid, &old_entries, &others);
 	if (entry != NULL)
 		entries = slim_apply_entry(old_entries, entry, is_reset);
-	entries = slim_known_index_columns(relid, entries);
+	entries = slim_known_index_columns(relid, entries,
+									   before != NIL ? before : old_entries);
 	changed = !slim_string_lists_equal(old_entries, entries);
 	/* an entry of ours waits for no one: another transaction's open update */
 	if (changed && entry != NULL && slim_row_being_updated(tuple))
@@ -228,7 +229,19 @@ slim_store_locked(Oid relid, const List *entries, const char *entry,
 bool
 slim_store_entries(Oid relid, const List *entries)
 {
-	return slim_store_locked(relid, entries, NULL, false);
+	return slim_store_locked(relid, entries, NULL, false, NIL);
+}
+
+/*
+ * slim_store_entries() for a statement that emptied the stored entries
+ * first (ALTER TABLE ... SET, for core's check): before, what it found,
+ * decides which names of slimheap.index_columns are old (those that are
+ * no column any more go without a word).
+ */
+bool
+slim_store_entries_after(Oid relid, const List *entries, const List *before)
+{
+	return slim_store_locked(relid, entries, NULL, false, before);
 }
 
 /*
@@ -239,7 +252,7 @@ slim_store_entries(Oid relid, const List *entries)
 bool
 slim_store_entry(Oid relid, const char *entry, bool is_reset)
 {
-	return slim_store_locked(relid, NIL, entry, is_reset);
+	return slim_store_locked(relid, NIL, entry, is_reset, NIL);
 }
 
 /* the slimheap entries stored for relation relid */
