@@ -88,6 +88,7 @@ extern Datum slim_build_reloptions(const List *entries, const List *others);
 /* slim_options_columns.c: slimheap.index_columns */
 extern char *slim_columns_canonical(const char *spelled);
 extern List *slim_index_columns_of(const List *entries);
+extern List *slim_column_name_nodes(const List *names);
 extern char *slim_index_columns_entry(const List *names);
 extern List *slim_known_index_columns(Oid relid, const List *entries,
 									   const List *stored);

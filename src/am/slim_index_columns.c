@@ -191,18 +191,6 @@ slim_index_columns_add(Oid relid, List *names, const Bitmapset *attrs)
 	return names;
 }
 
-/* List of String nodes from a List of char * */
-static List *
-slim_names_as_strings(List *names)
-{
-	List	   *result = NIL;
-	ListCell   *lc;
-
-	foreach(lc, names)
-		result = lappend(result, makeString(lfirst(lc)));
-	return result;
-}
-
 static List *
 slim_strings_as_names(List *strings)
 {
@@ -236,7 +224,7 @@ slim_index_columns_merge(Oid relid, const Bitmapset *attrs)
 		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
 		slim_index_lock_moves(rel);
-		names = slim_names_as_strings(slim_read_index_columns(relid));
+		names = slim_column_name_nodes(slim_read_index_columns(relid));
 		added = slim_index_columns_add(relid, list_copy(names), attrs);
 		if (list_length(added) > list_length(names))
 			slim_index_columns_store(relid, slim_strings_as_names(added));
@@ -305,7 +293,7 @@ slim_index_columns_follow(Oid relid, const char *old, const char *new)
 		if (get_attnum(relid, name) > 0)
 			kept = lappend(kept, name);
 	}
-	if (!equal(slim_names_as_strings(kept), slim_names_as_strings(names)))
+	if (!equal(slim_column_name_nodes(kept), slim_column_name_nodes(names)))
 		slim_index_columns_store(relid, kept);
 }
 

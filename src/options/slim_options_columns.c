@@ -122,9 +122,9 @@ slim_index_columns_entry(const List *names)
 	return psprintf(SLIM_INDEX_COLUMNS_ENTRY "%s", slim_columns_join(names));
 }
 
-/* List of String nodes from a List of char * */
-static List *
-slim_strings_of(const List *names)
+/* names (a List of char *) as a List of String nodes, for list_member() */
+List *
+slim_column_name_nodes(const List *names)
 {
 	List	   *result = NIL;
 	ListCell   *lc;
@@ -169,7 +169,7 @@ slim_known_index_columns(Oid relid, const List *entries,
 		{
 			if (get_attnum(relid, lfirst(ln)) > 0)
 				known = lappend(known, lfirst(ln));
-			else if (!list_member(slim_strings_of(old_names),
+			else if (!list_member(slim_column_name_nodes(old_names),
 								  makeString(lfirst(ln))))
 				ereport(WARNING,
 						(errcode(ERRCODE_UNDEFINED_COLUMN),
