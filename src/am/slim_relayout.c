@@ -209,10 +209,33 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 	return formed;
 }
 
+/* a row formed anew, with its offset and what it adds to the page */
+typedef struct SlimRelayoutCandidate
+{
+	OffsetNumber offnum;
+	long		grows;
+	HeapTuple	row;
+} SlimRelayoutCandidate;
+
+/* qsort: the smallest growth first, then the page's order */
+static int
+slim_relayout_cmp_growth(const void *a, const void *b)
+{
+	const SlimRelayoutCandidate *ca = a;
+	const SlimRelayoutCandidate *cb = b;
+
+	if (ca->grows != cb->grows)
+		return ca->grows < cb->grows ? -1 : 1;
+	return (int) ca->offnum - (int) cb->offnum;
+}
+
 /*
- * Form every row of the page (cleanup-locked) that must be re-laid, as far
- * as the page has room: into offsets and rows, their number returned.
- * *short_of_room: a row was left for want of room.
+ * Form every row of the page (cleanup-locked) that must be re-laid, and
+ * keep as many as the page has room for: into offsets and rows, their
+ * number returned.  The rows that grow least are taken first, so that the
+ * fewest are left to be stored again elsewhere (a full page, fillfactor
+ * 100, has room for a few).  *short_of_room: a row was left for want of
+ * room.
  */
 static int
 slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
@@ -224,7 +247,10 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 	OffsetNumber maxoff = PageGetMaxOffsetNumber(page);
 	OffsetNumber offnum;
 	long		room = (long) phdr->pd_upper - (long) phdr->pd_lower;
+	SlimRelayoutCandidate cand[MaxHeapTuplesPerPage];
+	int			ncand = 0;
 	int			n = 0;
+	int			i;
 
 	*short_of_room = false;
 	*grown = 0;
@@ -232,21 +258,29 @@ slim_relayout_collect(SlimRelayoutPass *rp, Buffer buf,
 	{
 		HeapTuple	row = slim_relayout_form(rp, page, offnum,
 											 BufferGetBlockNumber(buf));
-		long		grows;
 
 		if (row == NULL)
 			continue;
-		grows = (long) MAXALIGN(row->t_len) -
+		cand[ncand].offnum = offnum;
+		cand[ncand].row = row;
+		cand[ncand++].grows = (long) MAXALIGN(row->t_len) -
 			(long) MAXALIGN(ItemIdGetLength(PageGetItemId(page, offnum)));
-		if (grows > room)
+	}
+	if (ncand > 1)
+		qsort(cand, ncand, sizeof(SlimRelayoutCandidate),
+			  slim_relayout_cmp_growth);
+	for (i = 0; i < ncand; i++)
+	{
+		/* sorted: no later row fits where this one does not */
+		if (cand[i].grows > room)
 		{
 			*short_of_room = true;
-			continue;
+			break;
 		}
-		room -= grows;
-		*grown += grows;
-		offsets[n] = offnum;
-		rows[n++] = row;
+		room -= cand[i].grows;
+		*grown += cand[i].grows;
+		offsets[n] = cand[i].offnum;
+		rows[n++] = cand[i].row;
 	}
 	return n;
 }
