@@ -28,7 +28,7 @@ extern bool slim_relayout_table(Relation rel, const Bitmapset *attrs,
 								bool whole_row, int last, uint64 *relaid);
 extern void slim_relayout_compact(Relation rel, BlockNumber start,
 								  BlockNumber end, const uint8 *only,
-								  void (*per_block) (void), List **skipped,
+								  void (*per_block) (BlockNumber), List **skipped,
 								  uint64 *relaid);
 
 #endif							/* SLIM_RELAYOUT_H */

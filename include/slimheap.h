@@ -147,6 +147,7 @@ extern void slim_progress_start(SlimProgressCommand command, Oid relid,
 								int64 pages_total);
 extern void slim_progress_phase(SlimProgressPhase phase, int64 pages_total);
 extern void slim_progress_page(int64 rows_relaid, int64 bytes_saved);
+extern void slim_progress_pages_done(int64 pages);
 extern void slim_progress_moved(int64 rows);
 extern void slim_progress_end(void);
 extern SlimProgressEntry *slim_progress_entries(Oid dbid, int *n);

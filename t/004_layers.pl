@@ -40,6 +40,7 @@ my %header_layer = (
 	'slim_slot.h' => 'am',
 	'slim_index.h' => 'am',
 	'slim_relayout.h' => 'am',
+	'slim_compact_position.h' => 'am',
 	'slim_wal.h' => 'wal',
 	'slim_options.h' => 'options',
 	'slim_format.h' => 'format',

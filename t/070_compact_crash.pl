@@ -5,8 +5,10 @@
 # enough here to be stopped in the middle:
 #   - an immediate shutdown while it runs loses nothing: after crash
 #     recovery the rows are the heap twin's and verify() is clean, the pages
-#     done are kept, and the next CALL finishes to the ratio a CALL that ran
-#     through reaches;
+#     done are kept, and the next CALL goes on from the position compact
+#     kept (pg_slimheap/, src/am/slim_compact_position.c) and finishes to
+#     the ratio a CALL that ran through reaches; a finished CALL removes
+#     the position, a rewrite makes it void, DROP TABLE has it swept;
 #   - the primary runs with wal_consistency_checking = 'all', and a
 #     streaming standby replays every page compact wrote into the page the
 #     primary has (a mismatch would stop its startup process).
@@ -72,8 +74,12 @@ my $compact = IPC::Run::start(
 		"SET vacuum_cost_delay = '20ms'; SET vacuum_cost_limit = 10; CALL slimheap.compact('t')"
 	],
 	'>', \$out, '2>', \$err);
+my $positions = "SELECT coalesce(string_agg(f, ',' ORDER BY f), '') FROM pg_ls_dir('pg_slimheap', true, false) f";
+my $t_file = 'compact_'
+  . $node->safe_psql('postgres',
+	"SELECT d.oid || '_' || 't'::regclass::oid FROM pg_database d WHERE datname = 'postgres'");
 $node->poll_query_until('postgres',
-	"SELECT (SELECT tail_rows FROM slimheap.stats('t')) > 1000")
+	"SELECT (SELECT tail_rows FROM slimheap.stats('t')) > 1000 AND ($positions) = '$t_file'")
   or die 'compact did not start';
 $node->stop('immediate');
 $compact->finish;
@@ -87,8 +93,12 @@ my $kept = $node->safe_psql('postgres', "SELECT tail_rows FROM slimheap.stats('t
 cmp_ok($kept, '>', 0, "the rows re-laid before the stop kept their form ($kept)");
 cmp_ok($kept, '<', $node->safe_psql('postgres', "SELECT tail_rows FROM slimheap.stats('u')"),
 	'and they are not all the rows compact re-lays');
+is($node->safe_psql('postgres', $positions), $t_file, 'its position survived the crash');
 my ($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.compact('t')");
 is($ret, 0, 'the next CALL runs');
+like($stderr, qr/NOTICE:  slimheap.compact\(\) goes on with table "t" at block [1-9]\d* of \d+, where an earlier call stopped/,
+	'from the position the stopped call kept');
+is($node->safe_psql('postgres', $positions), '', 'which it removes at its end');
 is($node->safe_psql('postgres', sprintf($per_row, 't')), $through,
 	'and reaches what a CALL that ran through reaches');
 is(rows_of($node, 't'), $twin_rows, "the rows are the twin's");
@@ -99,6 +109,31 @@ is(rows_of($standby, 't'), $twin_rows,
 is($standby->safe_psql('postgres', "SELECT tail_rows FROM slimheap.stats('t')"),
 	$node->safe_psql('postgres', "SELECT tail_rows FROM slimheap.stats('t')"),
 	'and its tails');
+
+# a rewrite makes a position void; a dropped table's is swept away
+$node->safe_psql('postgres',
+	"CREATE TABLE v (LIKE tw) USING heap; INSERT INTO v SELECT * FROM tw; CALL slimheap.adopt('v', 'compress')");
+my $v_file = 'compact_'
+  . $node->safe_psql('postgres',
+	"SELECT d.oid || '_' || 'v'::regclass::oid FROM pg_database d WHERE datname = 'postgres'");
+my $stopped = "SET vacuum_cost_delay = '20ms'; SET vacuum_cost_limit = 10; SET statement_timeout = '2s'; CALL slimheap.compact('v')";
+($ret, $stdout, $stderr) = $node->psql('postgres', $stopped);
+like($stderr, qr/statement timeout/, 'a compact of v is stopped');
+is($node->safe_psql('postgres', $positions), $v_file, 'and keeps its position');
+$node->safe_psql('postgres', 'VACUUM FULL v');
+($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.compact('v')");
+unlike($stderr, qr/goes on/, 'after VACUUM FULL the next CALL starts over');
+is($node->safe_psql('postgres', $positions), '', 'and removes the position at its end');
+# rows written in truncate mode, for compact to re-lay into compress
+$node->safe_psql('postgres', "TRUNCATE v; ALTER TABLE v SET (slimheap.null_bitmap = truncate)");
+$node->safe_psql('postgres', "INSERT INTO v SELECT * FROM tw");
+$node->safe_psql('postgres', "ALTER TABLE v SET (slimheap.null_bitmap = compress)");
+($ret, $stdout, $stderr) = $node->psql('postgres', $stopped);
+is($node->safe_psql('postgres', $positions), $v_file, 'a second stopped compact of v keeps its position');
+$node->safe_psql('postgres', 'DROP TABLE v');
+$node->safe_psql('postgres', "CALL slimheap.compact('u')");
+is($node->safe_psql('postgres', $positions), '', 'DROP TABLE v: the next compact sweeps it away');
+is(rows_of($node, 'u'), $twin_rows, "u's rows are the twin's");
 
 $standby->stop;
 $node->stop;

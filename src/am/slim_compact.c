@@ -20,9 +20,11 @@
  * default outside autovacuum).  Called on its own (CALL outside a
  * transaction block) it commits every
  * SLIM_COMPACT_BATCH pages, so it holds no snapshot for long and a cancel
- * keeps what was done; the next CALL skips the pages done, whose rows
- * have their form already.  Shrinking the file is VACUUM FULL's or
- * pg_repack's job; both keep the forms.
+ * keeps what was done.  It keeps its position on disk at each commit and
+ * once a second (slim_compact_position.c): the next CALL after a cancel,
+ * an error or a crash goes on from there without forming the rows of the
+ * pages done again.  Shrinking the file is VACUUM FULL's or pg_repack's
+ * job; both keep the forms.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -45,7 +47,9 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/timestamp.h"
 
+#include "slim_compact_position.h"
 #include "slim_compat.h"
 #include "slim_relayout.h"
 #include "slimheap.h"
@@ -55,11 +59,42 @@ PG_FUNCTION_INFO_V1(slimheap_compact);
 /* pages between commits */
 #define SLIM_COMPACT_BATCH	1024
 
-/* VACUUM's cost delay between pages (vacuum_cost_delay, vacuum_cost_limit) */
-static void
-slim_compact_delay(void)
+/* how often compact keeps its position within a batch */
+#define SLIM_COMPACT_POSITION_MS	1000
+
+/* the range being compacted, for the position kept between its pages */
+typedef struct SlimCompactRange
 {
+	Relation	rel;
+	uint32		form_key;
+	List	  **skipped;
+	TimestampTz kept_at;		/* when the position was last written */
+} SlimCompactRange;
+
+static SlimCompactRange *slim_compact_range_now = NULL;
+
+/*
+ * Before each page: VACUUM's cost delay (vacuum_cost_delay,
+ * vacuum_cost_limit), and, once a second, the position (the pages before
+ * this one are done, or were skipped)
+ */
+static void
+slim_compact_delay(BlockNumber blkno)
+{
+	SlimCompactRange *range = slim_compact_range_now;
+	TimestampTz now;
+
 	slim_vacuum_delay_point();
+	if (range == NULL)
+		return;
+	now = GetCurrentTimestamp();
+	if (TimestampDifferenceExceeds(range->kept_at, now,
+								   SLIM_COMPACT_POSITION_MS))
+	{
+		slim_compact_position_write(range->rel, range->form_key, blkno,
+									*range->skipped);
+		range->kept_at = now;
+	}
 }
 
 /*
@@ -124,13 +159,18 @@ slim_compact_open(Oid relid)
 	return rel;
 }
 
-/* blocks [start, end) of relid, in a transaction; false if relid is gone */
+/*
+ * blocks [start, end) of relid, in a transaction; false if relid is gone.
+ * The position is kept at the end of the range (the first pass only: the
+ * pinned pages' pass ends the call).
+ */
 static bool
 slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
 				   List **skipped, uint64 *relaid, BlockNumber *nblocks,
 				   bool skipped_pass)
 {
 	Relation	rel = slim_compact_open(relid);
+	SlimCompactRange range;
 
 	if (rel == NULL)
 		return false;
@@ -140,10 +180,73 @@ slim_compact_range(Oid relid, BlockNumber start, BlockNumber *end,
 						SLIM_PHASE_PINNED : SLIM_PHASE_RELAYING, *nblocks);
 	if (start < *end &&
 		slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_FULL)
-		slim_relayout_compact(rel, start, *end, NULL, slim_compact_delay,
-							  skipped, relaid);
+	{
+		range.rel = rel;
+		range.form_key = slim_compact_form_key(rel);
+		range.skipped = skipped;
+		range.kept_at = GetCurrentTimestamp();
+		slim_compact_range_now = skipped_pass ? NULL : &range;
+		PG_TRY();
+		{
+			slim_relayout_compact(rel, start, *end, NULL, slim_compact_delay,
+								  skipped, relaid);
+		}
+		PG_FINALLY();
+		{
+			slim_compact_range_now = NULL;
+		}
+		PG_END_TRY();
+		if (!skipped_pass)
+			slim_compact_position_write(rel, range.form_key, *end, *skipped);
+	}
 	table_close(rel, NoLock);
 	return true;
+}
+
+/*
+ * Where to begin: the position an earlier call on relid kept, if it still
+ * holds (its pinned pages appended to *skipped), else block 0.  Positions
+ * of tables dropped since are removed on the way.
+ */
+static BlockNumber
+slim_compact_resume(Oid relid, List **skipped, BlockNumber *nblocks)
+{
+	Relation	rel = slim_compact_open(relid);
+	BlockNumber start;
+
+	if (rel == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	slim_compact_position_sweep();
+	*nblocks = RelationGetNumberOfBlocks(rel);
+	start = slim_compact_position_read(rel, slim_compact_form_key(rel),
+									   skipped);
+	if (start > 0)
+		ereport(NOTICE,
+				(errmsg("slimheap.compact() goes on with table \"%s\" at block %u of %u, where an earlier call stopped",
+						RelationGetRelationName(rel), start, *nblocks),
+				 list_length(*skipped) > 0 ?
+				 errdetail("The %d pages it found pinned are tried again at the end.",
+						   list_length(*skipped)) : 0));
+	table_close(rel, NoLock);
+	return start;
+}
+
+/*
+ * The pages that stayed pinned to the end: kept as the position, so that
+ * the next call tries them alone
+ */
+static void
+slim_compact_keep_pinned(Oid relid, List *pinned, BlockNumber nblocks)
+{
+	Relation	rel = slim_compact_open(relid);
+
+	if (rel == NULL)
+		return;
+	slim_compact_position_write(rel, slim_compact_form_key(rel), nblocks,
+								pinned);
+	table_close(rel, NoLock);
 }
 
 /*
@@ -182,6 +285,11 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	{
 		if (!atomic)
 			SPI_connect_ext(SPI_OPT_NONATOMIC);
+		oldcxt = MemoryContextSwitchTo(cxt);
+		blkno = slim_compact_resume(relid, &skipped, &nblocks);
+		MemoryContextSwitchTo(oldcxt);
+		slim_progress_phase(SLIM_PHASE_RELAYING, nblocks);
+		slim_progress_pages_done(Min(blkno, nblocks));
 		for (;;)
 		{
 			BlockNumber end = blkno + SLIM_COMPACT_BATCH;
@@ -193,7 +301,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 						(errcode(ERRCODE_UNDEFINED_TABLE),
 						 errmsg("relation with OID %u does not exist", relid)));
 			MemoryContextSwitchTo(oldcxt);
-			blkno = end;
+			blkno = Max(blkno, end);
 			if (blkno >= nblocks)
 				break;
 			if (!atomic)
@@ -214,6 +322,11 @@ slimheap_compact(PG_FUNCTION_ARGS)
 		if (!atomic)
 			SPI_finish();
 		pinned = list_length(again);
+		/* to its end: the next call starts over, or tries the pinned pages */
+		if (pinned > 0)
+			slim_compact_keep_pinned(relid, again, nblocks);
+		else
+			slim_compact_position_forget(relid);
 	}
 	PG_FINALLY();
 	{

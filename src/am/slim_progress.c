@@ -170,6 +170,17 @@ slim_progress_page(int64 rows_relaid, int64 bytes_saved)
 	LWLockRelease(slim_progress_table->lock);
 }
 
+/* pages counted as done without a look (compact going on from a position) */
+void
+slim_progress_pages_done(int64 pages)
+{
+	if (slim_my_progress == NULL)
+		return;
+	LWLockAcquire(slim_progress_table->lock, LW_EXCLUSIVE);
+	slim_my_progress->pages_done += pages;
+	LWLockRelease(slim_progress_table->lock);
+}
+
 /* rows stored again (an index build's moves) */
 void
 slim_progress_moved(int64 rows)

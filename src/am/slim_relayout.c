@@ -493,14 +493,14 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
  * of rel (a compress or truncate table) that its form, with its floors
  * now, stores in less room, and record the room freed in the free space
  * map.  only, if not NULL, is a bitmap of the blocks to look at (bit
- * blkno - start), and per_block runs before each block looked at (VACUUM's
- * delay point).  A page another backend keeps pinned is not waited for:
+ * blkno - start), and per_block runs before each block looked at, with its
+ * number (VACUUM's delay point; compact keeps its position there too).  A page another backend keeps pinned is not waited for:
  * its number is appended to *skipped (in the caller's memory context).
  * *relaid counts the rows re-laid.
  */
 void
 slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
-					  const uint8 *only, void (*per_block) (void),
+					  const uint8 *only, void (*per_block) (BlockNumber),
 					  List **skipped, uint64 *relaid)
 {
 	SlimRelayoutPass rp;
@@ -522,7 +522,7 @@ slim_relayout_compact(Relation rel, BlockNumber start, BlockNumber end,
 		}
 		CHECK_FOR_INTERRUPTS();
 		if (per_block != NULL)
-			per_block();
+			per_block(blkno);
 		MemoryContextSwitchTo(rp.page_cxt);
 		relaid_before = rp.relaid;
 		saved_before = rp.saved;

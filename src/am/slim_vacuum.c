@@ -98,7 +98,7 @@ slim_vacuum_changed_blocks(Relation rel, BlockNumber *nblocks)
 
 /* VACUUM's cost delay, between the pages re-laid */
 static void
-slim_vacuum_delay(void)
+slim_vacuum_delay(BlockNumber blkno)
 {
 	slim_vacuum_delay_point();
 }
