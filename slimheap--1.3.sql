@@ -280,6 +280,16 @@ LANGUAGE C;
 -- (no SET search_path: a procedure with one cannot commit; it runs no SQL)
 COMMENT ON PROCEDURE @extschema@.compact(pg_catalog.regclass) IS
 	're-lays the rows of a slimheap table in place into its mode where that takes less room, page by page, committing every 1024 pages when called on its own';
+-- 1.3: the way back (src/am/slim_release.c, docs/release.md): a
+-- slimheap table becomes heap again, same file, its rows with a tail
+-- re-laid (or stored again) first, online.
+CREATE PROCEDURE @extschema@.release(rel pg_catalog.regclass,
+	wait pg_catalog.interval DEFAULT '1 min')
+AS 'MODULE_PATHNAME', 'slimheap_release'
+LANGUAGE C;
+-- (no SET search_path: a procedure with one cannot commit; it runs no SQL)
+COMMENT ON PROCEDURE @extschema@.release(pg_catalog.regclass, pg_catalog.interval) IS
+	'makes a slimheap table heap again, same file: its rows with a compressed tail re-laid in place (or stored again where their page has no room), online, then the catalog changed; waits at most wait for its locks and for older snapshots';
 -- 1.3: what compact, VACUUM's re-layout and the index builds' re-layout
 -- have done so far (src/am/slim_progress.c, docs/inspect.md), as
 -- pg_stat_progress_vacuum shows VACUUM: every role may look; the figures

@@ -117,5 +117,6 @@ extern SLIM_HIDDEN void slim_relation_copy_for_cluster(Relation OldHeap, Relatio
 
 /* slim_toast_am.c: TOAST tables of heap's access method */
 extern SLIM_HIDDEN Oid	slim_relation_toast_am(Relation rel);
+extern Oid	slim_toast_of(Oid relid, Oid *toast_am);
 
 #endif							/* SLIM_AM_H */

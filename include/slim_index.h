@@ -45,6 +45,12 @@ extern void slim_mover_end(SlimMover *mv);
 extern void slim_move_row(SlimMover *mv, ItemPointer tid,
 						  const Datum *values, const bool *isnull);
 extern void slim_move_refuse(Relation rel, ItemPointer tid);
+extern int	slim_sandbox_begin(Relation rel, Oid *save_userid,
+							   int *save_sec_context);
+extern void slim_sandbox_end(int nestlevel, Oid save_userid,
+							 int save_sec_context);
+extern uint64 slim_move_row_at(Relation rel, ItemPointer tid,
+							   const Bitmapset *attrs, bool whole_row);
 extern void slim_move_hidden_rows(Relation rel, Oid building,
 								  const Bitmapset *building_attrs,
 								  int building_last);

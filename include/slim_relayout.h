@@ -26,6 +26,9 @@ extern bool slim_relayout_any_wanted(Relation rel, const Bitmapset *attrs,
 									 bool whole_row, int last);
 extern bool slim_relayout_table(Relation rel, const Bitmapset *attrs,
 								bool whole_row, int last, uint64 *relaid);
+extern void slim_relayout_tails(Relation rel, const List *only,
+								BlockNumber start, BlockNumber end,
+								List **left, uint64 *relaid);
 extern void slim_relayout_compact(Relation rel, BlockNumber start,
 								  BlockNumber end, const uint8 *only,
 								  void (*per_block) (BlockNumber), List **skipped,

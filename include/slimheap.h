@@ -104,6 +104,11 @@ extern void slim_alter_warn_after(Oid relid, int missing_floor);
 extern Oid	slim_identity_before_alter(Node *parsetree, bool *was_full);
 extern void slim_identity_after_alter(Oid relid, bool was_full);
 
+/* slim_am_switch.c: a table's access method changed in the catalog */
+extern void slim_switch_lock(List *relids, int64 wait_ms, const char *verb);
+extern void slim_switch_relam(Oid relid, Oid new_am);
+extern int64 slim_switch_wait_ms(Interval *wait);
+
 /* slim_floor_registry.c: attributes of indexes about to be built */
 extern void slim_floor_registry_init(void);
 extern bool slim_floor_registry_available(void);
@@ -116,7 +121,8 @@ typedef enum SlimProgressCommand
 {
 	SLIM_PROGRESS_COMPACT,		/* CALL slimheap.compact() */
 	SLIM_PROGRESS_VACUUM,		/* VACUUM's re-layout of changed pages */
-	SLIM_PROGRESS_INDEX			/* an index build's re-layout and moves */
+	SLIM_PROGRESS_INDEX,		/* an index build's re-layout and moves */
+	SLIM_PROGRESS_RELEASE		/* CALL slimheap.release() */
 } SlimProgressCommand;
 
 typedef enum SlimProgressPhase
@@ -124,7 +130,9 @@ typedef enum SlimProgressPhase
 	SLIM_PHASE_WAITING,			/* for the writers with the old floor */
 	SLIM_PHASE_RELAYING,		/* re-laying rows out in place */
 	SLIM_PHASE_MOVING,			/* storing again rows that did not fit */
-	SLIM_PHASE_PINNED			/* compact: pages that were pinned, again */
+	SLIM_PHASE_PINNED,			/* compact: pages that were pinned, again */
+	SLIM_PHASE_OLD_SNAPSHOTS	/* release: for the snapshots that see old
+								 * versions with a tail */
 } SlimProgressPhase;
 
 typedef struct SlimProgressEntry

@@ -67,115 +67,6 @@
 
 PG_FUNCTION_INFO_V1(slimheap_adopt);
 
-/* the tries' lock_timeout: from 100 ms, doubling, at most 1 s */
-#define SLIM_ADOPT_FIRST_TRY_MS		100
-#define SLIM_ADOPT_LAST_TRY_MS		1000
-
-/*
- * The sessions holding locks that conflict with ACCESS EXCLUSIVE on any of
- * relids
- */
-static char *
-slim_adopt_blockers(List *relids)
-{
-	StringInfoData buf;
-	ListCell   *lc;
-
-	initStringInfo(&buf);
-	foreach(lc, relids)
-	{
-		LOCKTAG		tag;
-		VirtualTransactionId *vxids;
-
-		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
-		vxids = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
-		for (; VirtualTransactionIdIsValid(*vxids); vxids++)
-			appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "",
-							 slim_vxid_pid(*vxids));
-	}
-	return buf.data;
-}
-
-/*
- * One try for ACCESS EXCLUSIVE lock of every relation of relids (a table,
- * or a partitioned table first and its partitions), giving up after
- * timeout_ms for any of them: in a subtransaction, whose lock_timeout
- * setting ends with it, whose locks, once all granted, pass to this
- * transaction, and whose locks of a failed try are all let go.
- */
-static bool
-slim_adopt_try_lock(List *relids, int timeout_ms)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	bool		locked = false;
-	char		setting[32];
-
-	snprintf(setting, sizeof(setting), "%dms", timeout_ms);
-	BeginInternalSubTransaction(NULL);
-	PG_TRY();
-	{
-		ListCell   *lc;
-		int			nestlevel = NewGUCNestLevel();
-
-		/* the setting is undone here, not passed on by the commit below */
-		(void) set_config_option("lock_timeout", setting, PGC_USERSET,
-								 PGC_S_SESSION, GUC_ACTION_SAVE, true, 0,
-								 false);
-		foreach(lc, relids)
-			LockRelationOid(lfirst_oid(lc), AccessExclusiveLock);
-		AtEOXact_GUC(false, nestlevel);
-		ReleaseCurrentSubTransaction();
-		locked = true;
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		MemoryContextSwitchTo(cxt);
-		CurrentResourceOwner = owner;
-		if (edata->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
-			ReThrowError(edata);
-		FreeErrorData(edata);
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	return locked;
-}
-
-/* ACCESS EXCLUSIVE lock of relids within wait_ms, or an error */
-static void
-slim_adopt_lock(List *relids, int64 wait_ms)
-{
-	TimestampTz start = GetCurrentTimestamp();
-	int			timeout_ms = SLIM_ADOPT_FIRST_TRY_MS;
-
-	for (;;)
-	{
-		long		secs;
-		int			usecs;
-
-		CHECK_FOR_INTERRUPTS();
-		if (slim_adopt_try_lock(relids, timeout_ms))
-			return;
-		TimestampDifference(start, GetCurrentTimestamp(), &secs, &usecs);
-		if (secs * 1000 + usecs / 1000 >= wait_ms)
-			ereport(ERROR,
-					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-					 errmsg("could not lock table \"%s\" to adopt it",
-							get_rel_name(linitial_oid(relids))),
-					 errdetail("Sessions with PID %s held it for longer than the wait allowed.",
-							   slim_adopt_blockers(relids)),
-					 errhint("Call slimheap.adopt() again when they are done, or with a longer wait.")));
-		timeout_ms = Min(timeout_ms * 2, SLIM_ADOPT_LAST_TRY_MS);
-	}
-}
-
 /* the checks of a table to adopt, before its lock is taken */
 static void
 slim_adopt_check(Oid relid, Form_pg_class form)
@@ -207,42 +98,6 @@ slim_adopt_check(Oid relid, Form_pg_class form)
 						   get_am_name(form->relam))));
 }
 
-/*
- * relid's row of pg_class: access method slimheap, with its dependency on
- * the access method moved (or made: a partitioned table may have none)
- */
-static void
-slim_adopt_relam(Oid relid, Oid slim_am)
-{
-	Relation	pgclass = table_open(RelationRelationId, RowExclusiveLock);
-	HeapTuple	tuple = SearchSysCacheCopy1(RELOID, ObjectIdGetDatum(relid));
-	Oid			old_am;
-
-	if (!HeapTupleIsValid(tuple))
-		elog(ERROR, "cache lookup failed for relation %u", relid);
-	old_am = ((Form_pg_class) GETSTRUCT(tuple))->relam;
-	((Form_pg_class) GETSTRUCT(tuple))->relam = slim_am;
-	CatalogTupleUpdate(pgclass, &tuple->t_self, tuple);
-	heap_freetuple(tuple);
-	table_close(pgclass, RowExclusiveLock);
-
-	if (!OidIsValid(old_am))
-	{
-		ObjectAddress self;
-		ObjectAddress am;
-
-		ObjectAddressSet(self, RelationRelationId, relid);
-		ObjectAddressSet(am, AccessMethodRelationId, slim_am);
-		recordDependencyOn(&self, &am, DEPENDENCY_NORMAL);
-	}
-	else if (changeDependencyFor(RelationRelationId, relid,
-								 AccessMethodRelationId, old_am, slim_am) != 1)
-		elog(ERROR, "could not change the access method dependency of relation \"%s\"",
-			 get_rel_name(relid));
-	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
-	CommandCounterIncrement();
-}
-
 /* a table's catalog: access method slimheap, the mode stored */
 static void
 slim_adopt_table(Relation rel, Oid slim_am, const char *mode)
@@ -251,7 +106,7 @@ slim_adopt_table(Relation rel, Oid slim_am, const char *mode)
 	List	   *entries;
 
 	CheckTableNotInUse(rel, "slimheap.adopt()");
-	slim_adopt_relam(relid, slim_am);
+	slim_switch_relam(relid, slim_am);
 	entries = slim_apply_entry(slim_stored_entries(relid),
 							   psprintf("%s.null_bitmap=%s",
 										SLIM_OPTION_NAMESPACE, mode),
@@ -295,7 +150,7 @@ slim_adopt_member(Oid relid, Oid slim_am, const char *mode, bool *parent_kept)
 			aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE,
 						   RelationGetRelationName(rel));
 		if (SLIM_PARTITIONED_HAS_AM)
-			slim_adopt_relam(relid, slim_am);
+			slim_switch_relam(relid, slim_am);
 		else
 			*parent_kept = true;
 	}
@@ -315,24 +170,6 @@ slim_adopt_mode(text *mode_text)
 				 errmsg("invalid value for slimheap.null_bitmap: \"%s\"", mode),
 				 errhint("Valid values are \"full\", \"truncate\" and \"compress\".")));
 	return mode;
-}
-
-/* interval arg as milliseconds, not negative */
-static int64
-slim_adopt_wait_ms(Interval *wait)
-{
-	int64		ms;
-
-	if (wait->month != 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wait must not contain months or years")));
-	ms = wait->time / 1000 + (int64) wait->day * 86400000;
-	if (ms < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("wait must not be negative")));
-	return ms;
 }
 
 /*
@@ -363,7 +200,7 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 				 errhint("CALL it on its own (also not from a function).")));
 	relid = PG_GETARG_OID(0);
 	mode = slim_adopt_mode(PG_GETARG_TEXT_PP(1));
-	wait_ms = slim_adopt_wait_ms(PG_GETARG_INTERVAL_P(2));
+	wait_ms = slim_switch_wait_ms(PG_GETARG_INTERVAL_P(2));
 	if (!slim_wal_registered())
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -380,7 +217,7 @@ slimheap_adopt(PG_FUNCTION_ARGS)
 	ReleaseSysCache(tuple);
 
 	members = slim_adopt_members(relid);
-	slim_adopt_lock(members, wait_ms);
+	slim_switch_lock(members, wait_ms, "adopt");
 	/* what it was when checked, now under the lock */
 	if (!equal(members, slim_adopt_members(relid)))
 		ereport(ERROR,

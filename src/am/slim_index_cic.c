@@ -144,33 +144,6 @@ slim_cic_commit(MemoryContext callercxt, bool own)
 }
 
 /*
- * The owner's code, sandboxed, as index_build() runs it: the moves
- * evaluate the expressions of the table's indexes.  Returns the GUC nest
- * level to end it with slim_cic_unsandbox().
- */
-static int
-slim_cic_sandbox(Relation rel, Oid *save_userid, int *save_sec_context)
-{
-	int			nestlevel;
-
-	GetUserIdAndSecContext(save_userid, save_sec_context);
-	SetUserIdAndSecContext(rel->rd_rel->relowner,
-						   *save_sec_context | SECURITY_RESTRICTED_OPERATION);
-	nestlevel = NewGUCNestLevel();
-#if PG_VERSION_NUM >= 170000
-	RestrictSearchPath();
-#endif
-	return nestlevel;
-}
-
-static void
-slim_cic_unsandbox(int nestlevel, Oid save_userid, int save_sec_context)
-{
-	AtEOXact_GUC(false, nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
-}
-
-/*
  * The rows of rel, visible now, whose prefix hides a value of attrs, in
  * cxt: the rows the in-place re-layout could not fit on their page.
  */
@@ -207,62 +180,6 @@ slim_cic_hiding_rows(Relation rel, const Bitmapset *attrs, bool whole_row,
 	ExecDropSingleTupleTableSlot(slot);
 	UnregisterSnapshot(snapshot);
 	return rows;
-}
-
-/*
- * Store the row at tid again, if it is still visible and still hides a
- * value of attrs: an UPDATE of the same values, in this transaction.  A
- * writer that changes the row meanwhile is waited for, and its version
- * looked at in turn (slim_move_row()).
- */
-static uint64
-slim_cic_move_row(Relation rel, ItemPointer tid, const Bitmapset *attrs,
-				  bool whole_row)
-{
-	TupleDesc	desc = RelationGetDescr(rel);
-	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
-													&TTSOpsBufferHeapTuple);
-	SlimMover  *mover;
-	HeapTuple	tuple;
-	uint64		moved = 0;
-	Datum	   *values;
-	bool	   *isnull;
-	Oid			save_userid;
-	int			save_sec_context;
-	int			nestlevel;
-
-	if (!slim_get_routine()->tuple_fetch_row_version(rel, tid, snapshot, slot))
-	{
-		/* deleted or updated since: a newer version obeys R already */
-		ExecDropSingleTupleTableSlot(slot);
-		UnregisterSnapshot(snapshot);
-		return 0;
-	}
-	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
-	if (slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
-	{
-		nestlevel = slim_cic_sandbox(rel, &save_userid, &save_sec_context);
-		PushActiveSnapshot(snapshot);
-		mover = slim_mover_begin(rel, InvalidOid);
-		bms_free(mover->attrs);
-		mover->attrs = bms_copy(attrs);
-		mover->whole_row = whole_row;
-		/* the whole row, its tail too: heap's deforming reads the prefix */
-		values = palloc(desc->natts * sizeof(Datum));
-		isnull = palloc(desc->natts * sizeof(bool));
-		(void) slim_deform_tuple(tuple, desc, values, isnull);
-		slim_move_row(mover, tid, values, isnull);
-		moved = mover->moved;
-		slim_mover_end(mover);
-		pfree(values);
-		pfree(isnull);
-		PopActiveSnapshot();
-		slim_cic_unsandbox(nestlevel, save_userid, save_sec_context);
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	UnregisterSnapshot(snapshot);
-	return moved;
 }
 
 /*
@@ -316,7 +233,7 @@ slim_cic_settle_rows(Oid relid, const Bitmapset *new_attrs, int new_last,
 	{
 		slim_cic_commit(callercxt, true);
 		rel = table_open(relid, ShareUpdateExclusiveLock);
-		moved += slim_cic_move_row(rel, &rows[i], attrs, whole_row);
+		moved += slim_move_row_at(rel, &rows[i], attrs, whole_row);
 		table_close(rel, NoLock);
 	}
 	if (rows != NULL)

@@ -194,6 +194,89 @@ slim_move_row(SlimMover *mv, ItemPointer tid, const Datum *values,
 }
 
 /*
+ * The owner's code, sandboxed, as index_build() runs it: the moves
+ * evaluate the expressions of the table's indexes.  Returns the GUC nest
+ * level to end it with slim_sandbox_end().
+ */
+int
+slim_sandbox_begin(Relation rel, Oid *save_userid, int *save_sec_context)
+{
+	int			nestlevel;
+
+	GetUserIdAndSecContext(save_userid, save_sec_context);
+	SetUserIdAndSecContext(rel->rd_rel->relowner,
+						   *save_sec_context | SECURITY_RESTRICTED_OPERATION);
+	nestlevel = NewGUCNestLevel();
+#if PG_VERSION_NUM >= 170000
+	RestrictSearchPath();
+#endif
+	return nestlevel;
+}
+
+void
+slim_sandbox_end(int nestlevel, Oid save_userid, int save_sec_context)
+{
+	AtEOXact_GUC(false, nestlevel);
+	SetUserIdAndSecContext(save_userid, save_sec_context);
+}
+
+/*
+ * Store the row at tid again, if it is still visible and still hides a
+ * value of attrs: an UPDATE of the same values, in this transaction.  A
+ * writer that changes the row meanwhile is waited for, and its version
+ * looked at in turn (slim_move_row()).
+ */
+uint64
+slim_move_row_at(Relation rel, ItemPointer tid, const Bitmapset *attrs,
+				  bool whole_row)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
+													&TTSOpsBufferHeapTuple);
+	SlimMover  *mover;
+	HeapTuple	tuple;
+	uint64		moved = 0;
+	Datum	   *values;
+	bool	   *isnull;
+	Oid			save_userid;
+	int			save_sec_context;
+	int			nestlevel;
+
+	if (!slim_get_routine()->tuple_fetch_row_version(rel, tid, snapshot, slot))
+	{
+		/* deleted or updated since: a newer version obeys R already */
+		ExecDropSingleTupleTableSlot(slot);
+		UnregisterSnapshot(snapshot);
+		return 0;
+	}
+	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
+	if (slim_tail_hides(tuple->t_data, desc, attrs, whole_row))
+	{
+		nestlevel = slim_sandbox_begin(rel, &save_userid, &save_sec_context);
+		PushActiveSnapshot(snapshot);
+		mover = slim_mover_begin(rel, InvalidOid);
+		bms_free(mover->attrs);
+		mover->attrs = bms_copy(attrs);
+		mover->whole_row = whole_row;
+		/* the whole row, its tail too: heap's deforming reads the prefix */
+		values = palloc(desc->natts * sizeof(Datum));
+		isnull = palloc(desc->natts * sizeof(bool));
+		(void) slim_deform_tuple(tuple, desc, values, isnull);
+		slim_move_row(mover, tid, values, isnull);
+		moved = mover->moved;
+		slim_mover_end(mover);
+		pfree(values);
+		pfree(isnull);
+		PopActiveSnapshot();
+		slim_sandbox_end(nestlevel, save_userid, save_sec_context);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	UnregisterSnapshot(snapshot);
+	return moved;
+}
+
+/*
  * Re-lay out in place, or else move, every live row of rel whose prefix
  * hides a value an index reads (under the build's lock: no other writer).  building: the index whose
  * build calls this before its scan, which the table's index list does not
@@ -233,13 +316,7 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	}
 
 	/* the owner's code, sandboxed, as index_build() runs it */
-	GetUserIdAndSecContext(&save_userid, &save_sec_context);
-	SetUserIdAndSecContext(rel->rd_rel->relowner,
-						   save_sec_context | SECURITY_RESTRICTED_OPERATION);
-	save_nestlevel = NewGUCNestLevel();
-#if PG_VERSION_NUM >= 170000
-	RestrictSearchPath();
-#endif
+	save_nestlevel = slim_sandbox_begin(rel, &save_userid, &save_sec_context);
 
 	/*
 	 * Inside a transaction block only: a statement that is its own
@@ -281,8 +358,7 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	slim_mover_end(mover);
 	pfree(values);
 	pfree(isnull);
-	AtEOXact_GUC(false, save_nestlevel);
-	SetUserIdAndSecContext(save_userid, save_sec_context);
+	slim_sandbox_end(save_nestlevel, save_userid, save_sec_context);
 	if (!OidIsValid(building))
 		CommandCounterIncrement();
 }

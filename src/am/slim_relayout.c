@@ -352,7 +352,15 @@ slim_relayout_block(SlimRelayoutPass *rp, BlockNumber blkno)
 								  &grown);
 		if (!short_of_room || pruned)
 			break;
-		/* dead rows may make room: prune as a read would, once */
+
+		/*
+		 * dead rows may make room: prune as a read would, once.  The page
+		 * is marked full first, as heap_update() marks a page without room
+		 * for a new version (a hint), so that heap_page_prune_opt() prunes
+		 * it whatever its free space.
+		 */
+		PageSetFull(BufferGetPage(buf));
+		MarkBufferDirtyHint(buf, true);
 		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
 		MemoryContextReset(rp->page_cxt);
 		slim_page_prune_opt(rp->rel, buf);
@@ -486,6 +494,61 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
 	slim_relayout_end(&rp);
 	*relaid = rp.relaid;
 	return rp.complete;
+}
+
+/*
+ * release: re-lay out in place, into rel's form now (its mode is truncate
+ * or full: no tail), every row version with a tail whose inserter did not
+ * abort, whoever sees it: of the blocks in only, or, when only is NIL, of
+ * blocks [start, end).  The blocks where some are left (no room once
+ * pruned, or another backend kept the page pinned) are appended to *left;
+ * *relaid counts the rows re-laid.
+ */
+void
+slim_relayout_tails(Relation rel, const List *only, BlockNumber start,
+					BlockNumber end, List **left, uint64 *relaid)
+{
+	SlimRelayoutPass rp;
+	MemoryContext oldcxt = CurrentMemoryContext;
+	const ListCell *lc = only != NIL ? list_head(only) : NULL;
+	BlockNumber blkno = start;
+
+	slim_relayout_begin(&rp, rel, false);
+	if (slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
+		elog(ERROR, "table \"%s\" is in compress mode",
+			 RelationGetRelationName(rel));
+	/* a whole-row reference: every attribute a tail holds counts */
+	rp.attrs = NULL;
+	rp.whole_row = true;
+	rp.last = rp.desc->natts + 1;
+	for (;;)
+	{
+		uint64		relaid_before = rp.relaid;
+		int64		saved_before = rp.saved;
+
+		if (only != NIL)
+		{
+			if (lc == NULL)
+				break;
+			blkno = (BlockNumber) lfirst_int(lc);
+			lc = lnext(only, lc);
+		}
+		else if (blkno >= end)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(rp.page_cxt);
+		rp.complete = true;
+		(void) slim_relayout_block(&rp, blkno);
+		MemoryContextSwitchTo(oldcxt);
+		if (!rp.complete)
+			*left = lappend_int(*left, (int) blkno);
+		slim_progress_page(rp.relaid - relaid_before,
+						   rp.saved - saved_before);
+		if (only == NIL)
+			blkno++;
+	}
+	slim_relayout_end(&rp);
+	*relaid += rp.relaid;
 }
 
 /*

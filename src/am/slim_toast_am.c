@@ -38,7 +38,7 @@
  * The TOAST table of relation relid and that TOAST table's access method,
  * or InvalidOid for both.
  */
-static Oid
+Oid
 slim_toast_of(Oid relid, Oid *toast_am)
 {
 	HeapTuple	tuple;

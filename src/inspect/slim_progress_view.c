@@ -44,6 +44,8 @@ slim_progress_command_name(SlimProgressCommand command)
 			return "vacuum re-layout";
 		case SLIM_PROGRESS_INDEX:
 			return "index build re-layout";
+		case SLIM_PROGRESS_RELEASE:
+			return "release";
 	}
 	return "?";
 }
@@ -61,6 +63,8 @@ slim_progress_phase_name(SlimProgressPhase phase)
 			return "storing rows again";
 		case SLIM_PHASE_PINNED:
 			return "re-laying pinned pages";
+		case SLIM_PHASE_OLD_SNAPSHOTS:
+			return "waiting for older snapshots";
 	}
 	return "?";
 }
