@@ -603,7 +603,55 @@ w4_indexed_round() {
 		q "DROP TABLE $t"
 	done
 }
-w4_round() { mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS jsonb; w4_indexed_round; }
+# timed_wal WORKLOAD CASE METRIC VARIANT STATEMENT: outer_ms of the
+# statement after a checkpoint (full-page images counted, as a user's
+# first change of each page after one writes them), and the WAL it wrote;
+# the time also in $TIMED_MS
+timed_wal() {
+	local lsn
+	checkpoint
+	lsn=$(val "SELECT pg_current_wal_insert_lsn()")
+	TIMED_MS=$(outer_ms "$5")
+	record "$1" "$2" "$3" ms "$4" "$TIMED_MS"
+	record "$1" "$2" "$3: WAL" kB "$4" "$(val "SELECT round((pg_current_wal_insert_lsn() - '$lsn'::pg_lsn) / 1024.0)")"
+}
+# w4_heap_copy TABLE: W4's rows in a heap table with its primary key,
+# VACUUMed, as a user's settled table is
+w4_heap_copy() {
+	q "SELECT bench_create('$1', 'heap', bench_coldefs_of('w4_src'))"
+	q "ALTER TABLE $1 ADD PRIMARY KEY (id)"
+	q "INSERT INTO $1 SELECT * FROM w4_src$([ $REP = 0 ] && echo " LIMIT $(n $W4_ROWS)")"
+	vacuum "$1"
+}
+# adopt_round: the ways of W4's rows from heap into compress and back
+# (#58): slimheap.adopt() (the catalog alone: the time its ACCESS
+# EXCLUSIVE lock is held is at most this), compact() (the rows re-laid in
+# place, online; MB/s of the main fork), the size then, release() (back
+# to heap, in place, online); against ALTER TABLE ... SET ACCESS METHOD
+# (a rewrite under ACCESS EXCLUSIVE lock) and VACUUM FULL, heap's too.
+# Each after a checkpoint, with the WAL it writes.
+adopt_round() {
+	local t=w4_adopt c="adopt, compact, release" mb
+	w4_heap_copy "$t"
+	timed_wal W4 "$c" "VACUUM FULL" heap "VACUUM FULL $t"
+	mb=$(val "SELECT pg_relation_size('$t') / 1048576.0")
+	timed_wal W4 "$c" "adopt" compress "CALL slimheap.adopt('$t', 'compress')"
+	timed_wal W4 "$c" "compact" compress "CALL slimheap.compact('$t')"
+	record W4 "$c" "compact throughput (main fork)" MB/s compress "$(echo "$mb $TIMED_MS" | awk '{printf "%.1f", $1 / ($2 / 1000)}')"
+	sizes W4 "$c" "$t" compress "$W4_ROWS"
+	timed_wal W4 "$c" "release" compress "CALL slimheap.release('$t')"
+	q "DROP TABLE $t"
+	w4_heap_copy "$t"
+	timed_wal W4 "$c" "SET ACCESS METHOD (rewrite)" compress "ALTER TABLE $t SET ACCESS METHOD slimheap, SET (slimheap.null_bitmap = compress)"
+	timed_wal W4 "$c" "VACUUM FULL" compress "VACUUM FULL $t"
+	q "DROP TABLE $t"
+}
+w4_round() {
+	mixed_round W4 w4_src $W4_ROWS heap slimheap $COMPRESS jsonb
+	w4_indexed_round
+	[ -n "$COMPRESS" ] && adopt_round
+	return 0
+}
 w5_round() { mixed_round W5 w5_src $W4_ROWS heap slimheap $COMPRESS jsonb; }
 w9_round() { mixed_round W9 w9_src $W9_ROWS heap slimheap; }
 

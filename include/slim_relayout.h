@@ -28,7 +28,8 @@ extern bool slim_relayout_table(Relation rel, const Bitmapset *attrs,
 								bool whole_row, int last, uint64 *relaid);
 extern void slim_relayout_tails(Relation rel, const List *only,
 								BlockNumber start, BlockNumber end,
-								List **left, uint64 *relaid);
+								List **short_of_room, List **pinned,
+								uint64 *relaid);
 extern void slim_relayout_compact(Relation rel, BlockNumber start,
 								  BlockNumber end, const uint8 *only,
 								  void (*per_block) (BlockNumber), List **skipped,

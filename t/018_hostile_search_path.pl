@@ -202,11 +202,12 @@ is($updated, join("\n",
 	'estimate: search_path=pg_catalog, pg_temp',
 	'get_progress: search_path=pg_catalog, pg_temp',
 	'page_items: search_path=pg_catalog, pg_temp',
+	'release: -',
 	'slimheap_options_guard: -',
 	'slimheap_tableam_handler: -',
 	'stats: search_path=pg_catalog, pg_temp',
 	'verify: search_path=pg_catalog, pg_temp'),
-	'every function but the handler, the guard, adopt and compact (which commit, and run no SQL) has search_path = pg_catalog, pg_temp');
+	'every function but the handler, the guard, adopt, compact and release (which commit, and run no SQL) has search_path = pg_catalog, pg_temp');
 check_victim('hs_upd');
 
 # 3. the statements advise() prints name exactly the table they convert

@@ -249,7 +249,7 @@ $node->poll_query_until('postgres',
 my $locker = $node->background_psql('postgres');
 $locker->query_safe("BEGIN; SELECT id FROM p3 WHERE id = $locked_id FOR SHARE");
 $release->finish;
-like($err, qr/ERROR:  could not release table "p3": row \(\d+,\d+\) stayed locked by another transaction/,
+like($err, qr/ERROR:  could not release table "p3": storing row \(\d+,\d+\) again waited longer than the wait allowed/,
 	'a row locked by an idle transaction: release fails after its wait');
 $locker->query_safe('COMMIT');
 $locker->quit;

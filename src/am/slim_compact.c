@@ -263,6 +263,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	List	   *skipped = NIL;
 	List	   *again = NIL;
 	ListCell   *lc;
+	MemoryContext callercxt;
 	MemoryContext cxt;
 	MemoryContext oldcxt;
 	int			pinned = 0;
@@ -277,6 +278,7 @@ slimheap_compact(PG_FUNCTION_ARGS)
 		((CallContext *) fcinfo->context)->atomic;
 
 	/* what must outlive the commits */
+	callercxt = CurrentMemoryContext;
 	cxt = AllocSetContextCreate(TopMemoryContext, "slimheap compact",
 								ALLOCSET_SMALL_SIZES);
 	was_active = slim_compact_costs(true, false);
@@ -330,6 +332,8 @@ slimheap_compact(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
+		/* an error may have left cxt (or a child of it) current */
+		MemoryContextSwitchTo(callercxt);
 		(void) slim_compact_costs(false, was_active);
 		slim_progress_end();
 		MemoryContextDelete(cxt);

@@ -80,7 +80,10 @@ slim_position_crc(const SlimCompactPosition *pos)
 	return crc;
 }
 
-/* the relation's file number; 0 for a temporary table (never kept) */
+/*
+ * The relation's file number; 0 for a temporary or unlogged table, whose
+ * position is not kept (a crash empties an unlogged table in the same file)
+ */
 static uint32
 slim_position_relnumber(Relation rel)
 {
@@ -88,7 +91,7 @@ slim_position_relnumber(Relation rel)
 	Oid			db;
 	uint32		num;
 
-	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+	if (rel->rd_rel->relpersistence != RELPERSISTENCE_PERMANENT)
 		return 0;
 	slim_rel_file(rel, spc, db, num);
 	(void) spc;
@@ -253,8 +256,10 @@ slim_compact_position_forget(Oid relid)
 }
 
 /*
- * Remove the positions (and temporary files) of this database's tables
- * that no longer exist: a table dropped before compact reached its end.
+ * Remove the positions of this database's tables that no longer exist: a
+ * table dropped before compact reached its end.  (A temporary file is left
+ * by a crash while it was written, a few hundred bytes; it is written over
+ * by the next session of that process ID that compacts the table.)
  */
 void
 slim_compact_position_sweep(void)
@@ -272,8 +277,9 @@ slim_compact_position_sweep(void)
 		Oid			relid;
 		char		path[MAXPGPATH];
 
+		/* not a temporary file: another session may be writing it */
 		if (sscanf(de->d_name, "compact_%u_%u", &dbid, &relid) != 2 ||
-			dbid != MyDatabaseId ||
+			strstr(de->d_name, ".tmp.") != NULL || dbid != MyDatabaseId ||
 			SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", SLIM_POSITION_DIR, de->d_name);

@@ -500,13 +500,14 @@ slim_relayout_table(Relation rel, const Bitmapset *attrs, bool whole_row,
  * release: re-lay out in place, into rel's form now (its mode is truncate
  * or full: no tail), every row version with a tail whose inserter did not
  * abort, whoever sees it: of the blocks in only, or, when only is NIL, of
- * blocks [start, end).  The blocks where some are left (no room once
- * pruned, or another backend kept the page pinned) are appended to *left;
- * *relaid counts the rows re-laid.
+ * blocks [start, end).  The blocks where some are left are appended to
+ * *short_of_room (no room once pruned) or to *pinned (another backend kept
+ * the page pinned); *relaid counts the rows re-laid.
  */
 void
 slim_relayout_tails(Relation rel, const List *only, BlockNumber start,
-					BlockNumber end, List **left, uint64 *relaid)
+					BlockNumber end, List **short_of_room, List **pinned,
+					uint64 *relaid)
 {
 	SlimRelayoutPass rp;
 	MemoryContext oldcxt = CurrentMemoryContext;
@@ -525,6 +526,7 @@ slim_relayout_tails(Relation rel, const List *only, BlockNumber start,
 	{
 		uint64		relaid_before = rp.relaid;
 		int64		saved_before = rp.saved;
+		bool		done;
 
 		if (only != NIL)
 		{
@@ -538,10 +540,12 @@ slim_relayout_tails(Relation rel, const List *only, BlockNumber start,
 		CHECK_FOR_INTERRUPTS();
 		MemoryContextSwitchTo(rp.page_cxt);
 		rp.complete = true;
-		(void) slim_relayout_block(&rp, blkno);
+		done = slim_relayout_block(&rp, blkno);
 		MemoryContextSwitchTo(oldcxt);
-		if (!rp.complete)
-			*left = lappend_int(*left, (int) blkno);
+		if (!done)
+			*pinned = lappend_int(*pinned, (int) blkno);
+		else if (!rp.complete)
+			*short_of_room = lappend_int(*short_of_room, (int) blkno);
 		slim_progress_page(rp.relaid - relaid_before,
 						   rp.saved - saved_before);
 		if (only == NIL)

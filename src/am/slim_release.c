@@ -82,6 +82,8 @@ typedef struct SlimRelease
 	List	   *leaves;			/* the slimheap tables among them */
 	uint64		relaid;
 	uint64		moved;
+	TransactionId last_move_xid;	/* the last transaction that stored a
+									 * row again, or invalid */
 } SlimRelease;
 
 /* a new transaction; its moves read at READ COMMITTED, as CIC's do */
@@ -147,11 +149,27 @@ slim_release_members(Oid relid)
 	return find_all_inheritors(relid, NoLock, NULL);
 }
 
-/* ACCESS EXCLUSIVE lock of the members, as they were when called */
+/*
+ * ACCESS EXCLUSIVE lock of the members, as they were when called (and of
+ * the TOAST tables to switch, with_toast)
+ */
 static void
-slim_release_lock(SlimRelease *st)
+slim_release_lock(SlimRelease *st, bool with_toast)
 {
-	slim_switch_lock(st->members, st->wait_ms, "release");
+	List	   *relids = list_copy(st->members);
+	ListCell   *lc;
+
+	/* and the TOAST tables step 5 changes, in the same tries */
+	foreach(lc, with_toast ? st->leaves : NIL)
+	{
+		Oid			toast_am;
+		Oid			toastoid = slim_toast_of(lfirst_oid(lc), &toast_am);
+
+		if (OidIsValid(toastoid) && toast_am == st->slim_am)
+			relids = lappend_oid(relids, toastoid);
+	}
+	slim_switch_lock(relids, st->wait_ms, "release");
+	list_free(relids);
 	if (!equal(st->members, slim_release_members(st->relid)))
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -172,7 +190,7 @@ slim_release_begin(SlimRelease *st, MemoryContext cxt)
 {
 	ListCell   *lc;
 
-	slim_release_lock(st);
+	slim_release_lock(st, false);
 	foreach(lc, st->members)
 	{
 		Relation	rel = relation_open(lfirst_oid(lc), NoLock);
@@ -242,10 +260,11 @@ slim_release_tail_tids(Relation rel, const List *blocks, MemoryContext cxt)
 
 /*
  * Store the row at tid again, waiting for the transactions that lock it
- * until deadline at most
+ * until deadline at most; *xid: the transaction that did, if it did
  */
 static uint64
-slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline)
+slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline,
+					  TransactionId *xid)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	Relation	rel = table_open(relid, ShareUpdateExclusiveLock);
@@ -255,7 +274,9 @@ slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline)
 	uint64		moved = 0;
 
 	TimestampDifference(GetCurrentTimestamp(), deadline, &secs, &usecs);
-	snprintf(setting, sizeof(setting), "%ldms", Max(secs * 1000 + usecs / 1000, 1));
+	/* lock_timeout takes at most INT_MAX ms (about 24 days) */
+	snprintf(setting, sizeof(setting), "%ldms",
+			 Min(Max(secs * 1000 + usecs / 1000, 1), (long) INT_MAX));
 	/* this transaction's only: undone at its end */
 	(void) set_config_option("lock_timeout", setting, PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
@@ -274,14 +295,16 @@ slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline)
 		FlushErrorState();
 		ereport(ERROR,
 				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
-				 errmsg("could not release table \"%s\": row (%u,%u) stayed locked by another transaction",
+				 errmsg("could not release table \"%s\": storing row (%u,%u) again waited longer than the wait allowed",
 						get_rel_name(relid), ItemPointerGetBlockNumber(tid),
 						ItemPointerGetOffsetNumber(tid)),
-				 errdetail("The row has a compressed tail and no room on its page, so release stores it again, which waits for the row's lock as an UPDATE does."),
+				 errdetail("The row has a compressed tail and no room on its page, so release stores it again, which waits for the locks an UPDATE waits for: another transaction's lock of the row, most often."),
 				 errhint("The table stays slimheap, in truncate mode. Call slimheap.release() again when that transaction is done, or with a longer wait.")));
 	}
 	PG_END_TRY();
 	table_close(rel, NoLock);
+	if (moved > 0)
+		*xid = GetCurrentTransactionIdIfAny();
 	return moved;
 }
 
@@ -308,13 +331,16 @@ slim_release_move(SlimRelease *st, Oid relid, const List *left,
 	{
 		slim_release_commit();
 		st->moved += slim_release_move_one(relid, (ItemPointer) lfirst(lc),
-										   deadline);
+										   deadline, &st->last_move_xid);
 	}
 	list_free_deep(tids);
 	slim_release_commit();
 }
 
-/* the sessions whose snapshots are older than xmin, as "pid, pid" */
+/*
+ * The sessions whose snapshots may see what transaction xmin deleted (all
+ * with a snapshot, when it is invalid), as "pid, pid"
+ */
 static char *
 slim_release_old_snapshots(TransactionId xmin)
 {
@@ -324,6 +350,8 @@ slim_release_old_snapshots(TransactionId xmin)
 	int			i;
 
 	initStringInfo(&buf);
+	if (!TransactionIdIsValid(xmin))
+		xmin = XidFromFullTransactionId(ReadNextFullTransactionId());
 	vxids = GetCurrentVirtualXIDs(xmin, true, false, PROC_IN_VACUUM, &n);
 	for (i = 0; i < n; i++)
 		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "",
@@ -346,41 +374,50 @@ slim_release_nap(void)
 }
 
 /*
- * Step 4: the pages of *left visited again (moves first), pruned and
- * re-laid, until none holds a tail version; an error after wait_ms
+ * Step 4: the pages still holding tail versions visited again, the rows
+ * of those without room stored again first (a pinned page's rows wait
+ * for the pin to go: storing them again would put the new versions on
+ * the same page, which then still holds the old ones), pruned and
+ * re-laid, until none is left; an error after wait_ms
  */
 static void
-slim_release_settle(SlimRelease *st, Oid relid, List *left, MemoryContext cxt)
+slim_release_settle(SlimRelease *st, Oid relid, List *short_of_room,
+					List *pinned, MemoryContext cxt)
 {
 	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													   st->wait_ms);
 
-	while (left != NIL)
+	while (short_of_room != NIL || pinned != NIL)
 	{
-		List	   *again = NIL;
-		TransactionId horizon;
+		List	   *pages;
 		Relation	rel;
 		MemoryContext oldcxt;
 
-		slim_release_move(st, relid, left, deadline, cxt);
-		horizon = XidFromFullTransactionId(ReadNextFullTransactionId());
+		slim_release_move(st, relid, short_of_room, deadline, cxt);
+		oldcxt = MemoryContextSwitchTo(cxt);
+		pages = list_concat(short_of_room, pinned);
+		short_of_room = pinned = NIL;
 		rel = table_open(relid, ShareUpdateExclusiveLock);
 		slim_progress_phase(SLIM_PHASE_RELAYING, -1);
-		oldcxt = MemoryContextSwitchTo(cxt);
-		slim_relayout_tails(rel, left, 0, 0, &again, &st->relaid);
-		MemoryContextSwitchTo(oldcxt);
+		slim_relayout_tails(rel, pages, 0, 0, &short_of_room, &pinned,
+							&st->relaid);
 		table_close(rel, NoLock);
-		list_free(left);
-		left = again;
-		if (left == NIL)
+		list_free(pages);
+		MemoryContextSwitchTo(oldcxt);
+		if (short_of_room == NIL && pinned == NIL)
 			break;
 		if (GetCurrentTimestamp() >= deadline)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_IN_USE),
 					 errmsg("could not release table \"%s\": %d pages still hold row versions with a compressed tail",
-							get_rel_name(relid), list_length(left)),
-					 errdetail("Transactions older than the rows stored again may still read them: sessions with PID %s hold older snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback. Or sessions keep the pages pinned.",
-							   slim_release_old_snapshots(horizon)),
+							get_rel_name(relid),
+							list_length(short_of_room) + list_length(pinned)),
+					 list_length(pinned) > 0 ?
+					 errdetail("Other sessions keep %d of them pinned (a cursor parked on one, for example); transactions older than the rows stored again may still read the old versions on the others (sessions with PID %s hold older snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback).",
+							   list_length(pinned),
+							   slim_release_old_snapshots(st->last_move_xid)) :
+					 errdetail("Transactions older than the rows stored again may still read their old versions: sessions with PID %s hold older snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback.",
+							   slim_release_old_snapshots(st->last_move_xid)),
 					 errhint("The table stays slimheap, in truncate mode. Call slimheap.release() again when those transactions are done, or with a longer wait.")));
 		slim_release_commit();
 		slim_progress_phase(SLIM_PHASE_OLD_SNAPSHOTS, -1);
@@ -393,7 +430,8 @@ slim_release_settle(SlimRelease *st, Oid relid, List *left, MemoryContext cxt)
 static void
 slim_release_rows(SlimRelease *st, Oid relid, MemoryContext cxt)
 {
-	List	   *left = NIL;
+	List	   *short_of_room = NIL;
+	List	   *pinned = NIL;
 	BlockNumber blkno = 0;
 
 	slim_progress_start(SLIM_PROGRESS_RELEASE, relid, 0);
@@ -407,7 +445,8 @@ slim_release_rows(SlimRelease *st, Oid relid, MemoryContext cxt)
 		slim_progress_phase(SLIM_PHASE_RELAYING, nblocks);
 		oldcxt = MemoryContextSwitchTo(cxt);
 		if (blkno < end)
-			slim_relayout_tails(rel, NIL, blkno, end, &left, &st->relaid);
+			slim_relayout_tails(rel, NIL, blkno, end, &short_of_room, &pinned,
+								&st->relaid);
 		MemoryContextSwitchTo(oldcxt);
 		table_close(rel, NoLock);
 		slim_release_commit();
@@ -415,7 +454,7 @@ slim_release_rows(SlimRelease *st, Oid relid, MemoryContext cxt)
 		if (blkno >= nblocks)
 			break;
 	}
-	slim_release_settle(st, relid, left, cxt);
+	slim_release_settle(st, relid, short_of_room, pinned, cxt);
 	slim_progress_end();
 }
 
@@ -432,6 +471,7 @@ slim_release_toast(Oid relid, Oid slim_am)
 	Oid			toast_am;
 	Oid			toastoid = slim_toast_of(relid, &toast_am);
 
+	/* locked in slim_release_lock()'s tries */
 	if (!OidIsValid(toastoid) || toast_am != slim_am)
 		return;
 	LockRelationOid(toastoid, AccessExclusiveLock);
@@ -448,7 +488,7 @@ slim_release_switch(SlimRelease *st)
 {
 	ListCell   *lc;
 
-	slim_release_lock(st);
+	slim_release_lock(st, true);
 	foreach(lc, st->members)
 	{
 		Oid			relid = lfirst_oid(lc);
@@ -487,6 +527,7 @@ Datum
 slimheap_release(PG_FUNCTION_ARGS)
 {
 	SlimRelease st;
+	MemoryContext callercxt;
 	MemoryContext cxt;
 	ListCell   *lc;
 
@@ -513,6 +554,7 @@ slimheap_release(PG_FUNCTION_ARGS)
 	slim_release_check_oid(st.relid, st.slim_am);
 
 	/* what must outlive the commits */
+	callercxt = CurrentMemoryContext;
 	cxt = AllocSetContextCreate(TopMemoryContext, "slimheap release",
 								ALLOCSET_SMALL_SIZES);
 	PG_TRY();
@@ -530,6 +572,8 @@ slimheap_release(PG_FUNCTION_ARGS)
 	}
 	PG_FINALLY();
 	{
+		/* an error may have left cxt (or a child of it) current */
+		MemoryContextSwitchTo(callercxt);
 		slim_progress_end();
 		MemoryContextDelete(cxt);
 	}
