@@ -206,13 +206,21 @@ psql_db() {
 }
 PGVERSION=$(psql_db -d postgres -c "SELECT version()")
 
-# create_db NAME: a database with the slimheap access method (by hand, not
-# with CREATE EXTENSION, whose script names the installed library)
+# create_db NAME: a database with the slimheap access method and the
+# procedures that convert tables (by hand, not with CREATE EXTENSION, whose
+# script names the installed library)
 create_db() {
 	psql_db -d postgres -c "CREATE DATABASE $1"
 	psql_db -d "$1" -c "CREATE FUNCTION slimheap_tableam_handler(internal)
 			RETURNS table_am_handler AS '$SLIMHEAP_LIB' LANGUAGE C STRICT" \
-		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler"
+		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler" \
+		-c "CREATE SCHEMA slimheap" \
+		-c "CREATE PROCEDURE slimheap.adopt(rel regclass, mode text, wait interval DEFAULT '1 min')
+			AS '$SLIMHEAP_LIB', 'slimheap_adopt' LANGUAGE C" \
+		-c "CREATE PROCEDURE slimheap.compact(rel regclass)
+			AS '$SLIMHEAP_LIB', 'slimheap_compact' LANGUAGE C" \
+		-c "CREATE PROCEDURE slimheap.release(rel regclass, wait interval DEFAULT '1 min')
+			AS '$SLIMHEAP_LIB', 'slimheap_release' LANGUAGE C"
 }
 
 create_db bench
@@ -631,7 +639,7 @@ w4_heap_copy() {
 # (a rewrite under ACCESS EXCLUSIVE lock) and VACUUM FULL, heap's too.
 # Each after a checkpoint, with the WAL it writes.
 adopt_round() {
-	local t=w4_adopt c="adopt, compact, release" mb
+	local t=w4_adopt c="adopt / compact / release" mb
 	w4_heap_copy "$t"
 	timed_wal W4 "$c" "VACUUM FULL" heap "VACUUM FULL $t"
 	mb=$(val "SELECT pg_relation_size('$t') / 1048576.0")

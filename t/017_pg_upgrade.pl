@@ -4,7 +4,8 @@
 # pg_upgrade of a cluster with slimheap tables in every mode: truncated
 # rows below a fast default (T1), compress rows with tails and indexes built
 # after the load (rows moved), a full table, compress and truncate
-# partitions, a compress materialized view, each with a heap twin.
+# partitions, a compress materialized view, a heap table adopted and
+# compacted, a compress table released back to heap, each with a heap twin.
 #
 # After the upgrade every table has its access method and options, its rows
 # (and the twin's), the same stored form for every line pointer (pg_upgrade
@@ -44,7 +45,9 @@ my @pairs = (
 	[ 't_comp', 'h_comp' ],
 	[ 't_full', 'h_full' ],
 	[ 'p_comp', 'hp' ],
-	[ 'mv_comp', 'h_comp' ],);
+	[ 'mv_comp', 'h_comp' ],
+	[ 't_adopt', 'h_adopt' ],
+	[ 't_rel', 'h_rel' ],);
 
 my $load = qq{
 CREATE EXTENSION slimheap;
@@ -92,10 +95,26 @@ INSERT INTO hp $wide_values;
 
 CREATE MATERIALIZED VIEW mv_comp USING slimheap
   WITH (slimheap.null_bitmap = compress) AS SELECT * FROM t_comp;
+
+-- a heap table to adopt and compact, a compress table to release
+CREATE TABLE t_adopt (id int PRIMARY KEY, $wide);
+CREATE TABLE h_adopt (id int PRIMARY KEY, $wide);
+INSERT INTO t_adopt $wide_values;
+INSERT INTO h_adopt $wide_values;
+CREATE TABLE t_rel (id int PRIMARY KEY, $wide)
+  USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE TABLE h_rel (id int PRIMARY KEY, $wide);
+INSERT INTO t_rel $wide_values;
+INSERT INTO h_rel $wide_values;
 };
+# each on its own: they commit
+my @calls = (
+	"CALL slimheap.adopt('t_adopt', 'compress')",
+	"CALL slimheap.compact('t_adopt')",
+	"CALL slimheap.release('t_rel')");
 
 # the stored relations whose options and forms are compared
-my @stored = qw(t_trunc t_comp t_full p_comp_1 p_comp_2 mv_comp);
+my @stored = qw(t_trunc t_comp t_full p_comp_1 p_comp_2 mv_comp t_adopt);
 
 # what must survive: one line of text per query
 sub snapshot
@@ -122,6 +141,10 @@ SELECT md5(string_agg(format('%s/%s:%s:%s:%s', blk, lp, form, natts,
 	}
 	$snap{'tail rows'} = $node->safe_psql('postgres',
 		"SELECT (slimheap.stats('t_comp')).tail_rows + (slimheap.stats('p_comp_1')).tail_rows");
+	$snap{'adopted tail rows'} = $node->safe_psql('postgres',
+		"SELECT (slimheap.stats('t_adopt')).tail_rows > 100");
+	$snap{'released'} = $node->safe_psql('postgres',
+		"SELECT a.amname || ' ' || coalesce(array_to_string(c.reloptions, ','), '') FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 't_rel'::regclass");
 	$snap{'fast default'} = $node->safe_psql('postgres',
 		'SELECT count(*) FROM t_trunc WHERE d = 42');
 	return %snap;
@@ -153,8 +176,8 @@ SELECT count(*) FROM (
     JOIN pg_am a ON a.oid = c.relam
    WHERE a.amname = 'btree' AND i.indrelid IN
          (SELECT oid FROM pg_class WHERE relname ~ '^(t|p)_')) s}),
-		'4',
-		"$label: the four btree indexes of the slimheap tables pass bt_index_check(heapallindexed)");
+		'6',
+		"$label: the six btree indexes of the slimheap tables (and the released one) pass bt_index_check(heapallindexed)");
 }
 
 # pg_upgrade from old's data directory into new's; returns whether it
@@ -239,7 +262,10 @@ sub upgrade
 		"shared_preload_libraries = 'slimheap'\nautovacuum = off\n");
 	$old->start;
 	$old->safe_psql('postgres', $load);
+	$old->safe_psql('postgres', $_) foreach @calls;
 	my %before = snapshot($old);
+	is($before{'adopted tail rows'}, 't', "$label: the adopted table was compacted");
+	is($before{'released'}, 'heap ', "$label: the released table is heap");
 	ok($before{'tail rows'} > 100, "$label: the compress tables have tails ($before{'tail rows'} rows)");
 	is($before{'fast default'}, '300', "$label: 300 rows stored before the default read it");
 	check_tables($old, "$label, before");
@@ -259,7 +285,8 @@ sub upgrade
 
 	# the same writes on both sides, tails and fast defaults included
 	foreach my $pair ([ 't_trunc', 'h_trunc' ], [ 't_comp', 'h_comp' ],
-		[ 't_full', 'h_full' ], [ 'p_comp', 'hp' ])
+		[ 't_full', 'h_full' ], [ 'p_comp', 'hp' ], [ 't_adopt', 'h_adopt' ],
+		[ 't_rel', 'h_rel' ])
 	{
 		my ($slim, $heap) = @$pair;
 		foreach my $rel ($slim, $heap)
