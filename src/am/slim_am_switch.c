@@ -41,6 +41,9 @@
 #include "slim_compat.h"
 #include "slimheap.h"
 
+/* the longest wait taken: 100 years, in ms */
+#define SLIM_SWITCH_MAX_WAIT_MS		INT64CONST(3155760000000)
+
 /* the tries' lock_timeout: from 100 ms, doubling, at most 1 s */
 #define SLIM_SWITCH_FIRST_TRY_MS	100
 #define SLIM_SWITCH_LAST_TRY_MS		1000
@@ -210,5 +213,6 @@ slim_switch_wait_ms(Interval *wait)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("wait must not be negative")));
-	return ms;
+	/* a timestamp plus the wait must not overflow: 100 years is forever */
+	return Min(ms, SLIM_SWITCH_MAX_WAIT_MS);
 }

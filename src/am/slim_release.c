@@ -82,8 +82,6 @@ typedef struct SlimRelease
 	List	   *leaves;			/* the slimheap tables among them */
 	uint64		relaid;
 	uint64		moved;
-	TransactionId last_move_xid;	/* the last transaction that stored a
-									 * row again, or invalid */
 } SlimRelease;
 
 /* a new transaction; its moves read at READ COMMITTED, as CIC's do */
@@ -260,11 +258,10 @@ slim_release_tail_tids(Relation rel, const List *blocks, MemoryContext cxt)
 
 /*
  * Store the row at tid again, waiting for the transactions that lock it
- * until deadline at most; *xid: the transaction that did, if it did
+ * until deadline at most
  */
 static uint64
-slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline,
-					  TransactionId *xid)
+slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	Relation	rel = table_open(relid, ShareUpdateExclusiveLock);
@@ -275,8 +272,8 @@ slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline,
 
 	TimestampDifference(GetCurrentTimestamp(), deadline, &secs, &usecs);
 	/* lock_timeout takes at most INT_MAX ms (about 24 days) */
-	snprintf(setting, sizeof(setting), "%ldms",
-			 Min(Max(secs * 1000 + usecs / 1000, 1), (long) INT_MAX));
+	snprintf(setting, sizeof(setting), "%dms",
+			 (int) Min(Max((int64) secs * 1000 + usecs / 1000, 1), (int64) INT_MAX));
 	/* this transaction's only: undone at its end */
 	(void) set_config_option("lock_timeout", setting, PGC_USERSET,
 							 PGC_S_SESSION, GUC_ACTION_LOCAL, true, 0, false);
@@ -303,8 +300,6 @@ slim_release_move_one(Oid relid, ItemPointer tid, TimestampTz deadline,
 	}
 	PG_END_TRY();
 	table_close(rel, NoLock);
-	if (moved > 0)
-		*xid = GetCurrentTransactionIdIfAny();
 	return moved;
 }
 
@@ -331,18 +326,19 @@ slim_release_move(SlimRelease *st, Oid relid, const List *left,
 	{
 		slim_release_commit();
 		st->moved += slim_release_move_one(relid, (ItemPointer) lfirst(lc),
-										   deadline, &st->last_move_xid);
+										   deadline);
 	}
 	list_free_deep(tids);
 	slim_release_commit();
 }
 
 /*
- * The sessions whose snapshots may see what transaction xmin deleted (all
- * with a snapshot, when it is invalid), as "pid, pid"
+ * The sessions that hold a snapshot, as "pid, pid": the old versions left
+ * may be visible to any of them (also to a transaction's xid without a
+ * snapshot, which has no PID here)
  */
 static char *
-slim_release_old_snapshots(TransactionId xmin)
+slim_release_old_snapshots(void)
 {
 	StringInfoData buf;
 	VirtualTransactionId *vxids;
@@ -350,9 +346,8 @@ slim_release_old_snapshots(TransactionId xmin)
 	int			i;
 
 	initStringInfo(&buf);
-	if (!TransactionIdIsValid(xmin))
-		xmin = XidFromFullTransactionId(ReadNextFullTransactionId());
-	vxids = GetCurrentVirtualXIDs(xmin, true, false, PROC_IN_VACUUM, &n);
+	vxids = GetCurrentVirtualXIDs(InvalidTransactionId, true, false,
+								  PROC_IN_VACUUM, &n);
 	for (i = 0; i < n; i++)
 		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "",
 						 slim_vxid_pid(vxids[i]));
@@ -396,6 +391,7 @@ slim_release_settle(SlimRelease *st, Oid relid, List *short_of_room,
 		slim_release_move(st, relid, short_of_room, deadline, cxt);
 		oldcxt = MemoryContextSwitchTo(cxt);
 		pages = list_concat(short_of_room, pinned);
+		list_free(pinned);		/* concatenated as a copy */
 		short_of_room = pinned = NIL;
 		rel = table_open(relid, ShareUpdateExclusiveLock);
 		slim_progress_phase(SLIM_PHASE_RELAYING, -1);
@@ -413,11 +409,11 @@ slim_release_settle(SlimRelease *st, Oid relid, List *short_of_room,
 							get_rel_name(relid),
 							list_length(short_of_room) + list_length(pinned)),
 					 list_length(pinned) > 0 ?
-					 errdetail("Other sessions keep %d of them pinned (a cursor parked on one, for example); transactions older than the rows stored again may still read the old versions on the others (sessions with PID %s hold older snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback).",
+					 errdetail("Other sessions keep %d of them pinned (a cursor parked on one, for example); transactions older than the rows stored again may still read the old versions on the others (sessions with PID %s hold snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback).",
 							   list_length(pinned),
-							   slim_release_old_snapshots(st->last_move_xid)) :
-					 errdetail("Transactions older than the rows stored again may still read their old versions: sessions with PID %s hold older snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback.",
-							   slim_release_old_snapshots(st->last_move_xid)),
+							   slim_release_old_snapshots()) :
+					 errdetail("Transactions older than the rows stored again may still read their old versions: sessions with PID %s hold snapshots; see also backend_xid in pg_stat_activity, prepared transactions, replication slots and hot_standby_feedback.",
+							   slim_release_old_snapshots()),
 					 errhint("The table stays slimheap, in truncate mode. Call slimheap.release() again when those transactions are done, or with a longer wait.")));
 		slim_release_commit();
 		slim_progress_phase(SLIM_PHASE_OLD_SNAPSHOTS, -1);
