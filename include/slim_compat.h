@@ -504,14 +504,19 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 
 /*
  * The PID of the session of a virtual transaction ID (0 for a prepared
- * transaction): 17 renamed backendId to procNumber and its lookup.
+ * transaction): 17 renamed backendId to procNumber and its lookup, and
+ * moved lxid into PGPROC's vxid.  A prepared transaction keeps the VXID of
+ * the session that prepared it, whose slot another session may hold now:
+ * that session's local transaction ID differs.
  */
 #if PG_VERSION_NUM >= 170000
 #include "storage/procarray.h"
 #define slim_vxid_proc(vxid) ProcNumberGetProc((vxid).procNumber)
+#define slim_proc_lxid(proc) ((proc)->vxid.lxid)
 #else
 #include "storage/sinvaladt.h"
 #define slim_vxid_proc(vxid) BackendIdGetProc((vxid).backendId)
+#define slim_proc_lxid(proc) ((proc)->lxid)
 #endif
 #include "storage/proc.h"
 
@@ -520,7 +525,9 @@ slim_vxid_pid(VirtualTransactionId vxid)
 {
 	PGPROC	   *proc = slim_vxid_proc(vxid);
 
-	return proc != NULL ? proc->pid : 0;
+	if (proc == NULL || slim_proc_lxid(proc) != vxid.localTransactionId)
+		return 0;
+	return proc->pid;
 }
 
 /*

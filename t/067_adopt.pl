@@ -1,7 +1,7 @@
 # Copyright (c) slimheap contributors
 #
 # CALL slimheap.adopt() takes its ACCESS EXCLUSIVE lock in short tries
-# (src/am/slim_adopt.c).  A heap table of 20,000 rows (400 int4 columns, a
+# (src/am/slim_adopt.c).  A heap table of 200,000 rows (400 int4 columns, a
 # few set, a text column, an index on a middle column) is adopted while
 # another transaction holds it for 3 s:
 #   - the CALL waits for it and then succeeds; the file is the same and the
@@ -9,7 +9,8 @@
 #   - a session looking rows up all the while never waits more than 1.5 s
 #     for any lookup (each try holds up the queue for 1 s at most);
 #   - with a wait shorter than the holder's transaction the CALL fails with
-#     the holder's PID and changes nothing.
+#     the holder's PID and changes nothing; a prepared transaction holding
+#     the table is named as one.
 use strict;
 use warnings;
 
@@ -22,6 +23,7 @@ use SlimheapTest;
 use Test::More;
 
 my $node = slim_node('adopt');
+$node->append_conf('postgresql.conf', 'max_prepared_transactions = 2');
 $node->start;
 
 my $defs = wide_column_defs(400);
@@ -31,7 +33,7 @@ CREATE EXTENSION slimheap;
 CREATE TABLE t (id int PRIMARY KEY, $defs, note text) USING heap;
 CREATE TABLE tw (id int PRIMARY KEY, $defs, note text) USING heap;
 INSERT INTO t (id, c5, c200, c399, note)
-  SELECT g, g, CASE WHEN g % 3 = 0 THEN g END, -g, 'row ' || g FROM generate_series(1, 20000) g;
+  SELECT g, g, CASE WHEN g % 3 = 0 THEN g END, -g, 'row ' || g FROM generate_series(1, 200000) g;
 INSERT INTO tw SELECT * FROM t;
 CREATE INDEX ON t (c200);
 CREATE INDEX ON tw (c200);
@@ -91,7 +93,7 @@ for my $rel ('t', 'tw')
 {
 	$node->safe_psql(
 		'postgres', qq{
-INSERT INTO $rel (id, c5, c300, note) SELECT g, g, g, 'new' FROM generate_series(30001, 31000) g;
+INSERT INTO $rel (id, c5, c300, note) SELECT g, g, g, 'new' FROM generate_series(300001, 301000) g;
 UPDATE $rel SET c200 = NULL, c399 = id WHERE id % 5 = 0;
 DELETE FROM $rel WHERE id % 13 = 0;
 });
@@ -123,6 +125,18 @@ $holder->quit;
 is($node->safe_psql('postgres',
 		q{SELECT a.amname FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 'tw'::regclass}),
 	'heap', 'the failed call changed nothing');
+
+# a prepared transaction holding the table: the error says so
+$node->safe_psql('postgres',
+	"BEGIN; INSERT INTO tw (id) VALUES (0); PREPARE TRANSACTION 'held'");
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', "CALL slimheap.adopt('tw', 'truncate', '1 s')");
+like($stderr, qr/DETAIL:  Sessions with PID 0 \(a prepared transaction: see pg_prepared_xacts\) held it/,
+	'a prepared transaction holding the table: the error points to it');
+$node->safe_psql('postgres', "COMMIT PREPARED 'held'");
+($ret, $stdout, $stderr) =
+  $node->psql('postgres', "CALL slimheap.adopt('tw', 'truncate', '1 s')");
+is($ret, 0, 'once it is committed, adopt() succeeds');
 
 $node->stop;
 done_testing();

@@ -15,6 +15,7 @@
 #     `wait` fails naming that session and leaves the table slimheap, in
 #     truncate mode, with the twin's rows; once the snapshot is gone the
 #     next CALL ends with the table heap, the same file, the twin's rows,
+#     no row version with slimheap's tail bit (pageinspect),
 #     verify_heapam() and bt_index_check(heapallindexed) clean;
 #   - logical decoding: the table decodes the twin's changes, and besides
 #     them only UPDATEs (the rows stored again, with their own values);
@@ -61,6 +62,16 @@ sub decoded
 		  . " WHERE data LIKE 'table public.$rel:%' AND lsn >= '$from'");
 }
 
+# row versions with storage whose header has slimheap's tail bit (0x0800)
+sub tail_versions
+{
+	my ($node, $rel) = @_;
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM generate_series(0, pg_relation_size('$rel') / 8192 - 1) b,"
+		  . " heap_page_items(get_raw_page('$rel', b::int)) i"
+		  . " WHERE i.lp_flags = 1 AND i.t_infomask2 & 2048 <> 0");
+}
+
 sub am_of
 {
 	my ($node, $rel) = @_;
@@ -86,6 +97,7 @@ $node->safe_psql(
 	'postgres', qq{
 CREATE EXTENSION slimheap;
 CREATE EXTENSION amcheck;
+CREATE EXTENSION pageinspect;
 CREATE TABLE t (id int PRIMARY KEY, $defs) USING slimheap WITH (slimheap.null_bitmap = compress);
 CREATE TABLE tw (id int PRIMARY KEY, $defs) USING heap;
 CREATE TABLE q (id int PRIMARY KEY, $defs) USING slimheap
@@ -124,6 +136,7 @@ is($ret, 0, 'q is released while an older snapshot exists');
 like($stderr, qr/NOTICE:  released table "q": 5000 rows re-laid in place, 0 stored again/,
 	'every row of q was re-laid in place');
 is(am_of($node, 'q'), 'heap {fillfactor=50}', 'q is heap, its fillfactor kept');
+is(tail_versions($node, 'q'), '0', 'no row version of q has a tail');
 is($watcher->query_safe(rows_sql('q')), $q_rows,
 	'a REPEATABLE READ snapshot taken before release reads the same rows');
 $watcher->query_safe('COMMIT');
@@ -165,6 +178,7 @@ $writer->quit;
 is(am_of($node, 't'), 'heap ', 't is heap, without slimheap options');
 is($node->safe_psql('postgres', "SELECT pg_relation_filenode('t')"), $t_file, 'in the same file');
 is(rows_of($node, 't'), rows_of($node, 'tw'), "the rows are the twin's after the writer's changes");
+is(tail_versions($node, 't'), '0', 'no row version of t has a tail');
 is($node->safe_psql('postgres', "SELECT count(*) FROM verify_heapam('t')"), '0',
 	'verify_heapam() finds nothing');
 is($node->safe_psql('postgres',
@@ -204,6 +218,7 @@ BEGIN; INSERT INTO p2 (id, c300) VALUES (0, 0); PREPARE TRANSACTION 'held';
 ($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.release('p2', '1 s')");
 like($stderr, qr/ERROR:  could not lock table "p2" to release it/,
 	'a prepared transaction holding the table: release fails after its wait');
+like($stderr, qr/a prepared transaction: see pg_prepared_xacts/, 'and points to it');
 is(am_of($node, 'p2'), 'slimheap {slimheap.null_bitmap=compress}', 'and changes nothing');
 $node->safe_psql('postgres', "COMMIT PREPARED 'held'");
 ($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.release('p2', '1 s')");
@@ -258,6 +273,7 @@ is(rows_of($node, 'p3'), $p3_rows, 'with its rows');
 ($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.release('p3')");
 is($ret, 0, 'the next CALL succeeds');
 is(rows_of($node, 'p3'), $p3_rows, 'with the same rows');
+is(tail_versions($node, 'p3'), '0', 'no row version of p3 has a tail');
 is($node->safe_psql('postgres', "SELECT count(*) FROM verify_heapam('p3')"), '0',
 	'verify_heapam() finds nothing');
 

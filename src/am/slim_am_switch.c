@@ -67,8 +67,17 @@ slim_switch_blockers(List *relids)
 		SET_LOCKTAG_RELATION(tag, MyDatabaseId, lfirst_oid(lc));
 		vxids = GetLockConflicts(&tag, AccessExclusiveLock, NULL);
 		for (; VirtualTransactionIdIsValid(*vxids); vxids++)
-			appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "",
-							 slim_vxid_pid(*vxids));
+		{
+			int			pid = slim_vxid_pid(*vxids);
+
+			if (buf.len > 0)
+				appendStringInfoString(&buf, ", ");
+			/* a prepared transaction has no process */
+			if (pid == 0)
+				appendStringInfoString(&buf, "0 (a prepared transaction: see pg_prepared_xacts)");
+			else
+				appendStringInfo(&buf, "%d", pid);
+		}
 	}
 	return buf.data;
 }

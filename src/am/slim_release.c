@@ -349,8 +349,13 @@ slim_release_old_snapshots(void)
 	vxids = GetCurrentVirtualXIDs(InvalidTransactionId, true, false,
 								  PROC_IN_VACUUM, &n);
 	for (i = 0; i < n; i++)
-		appendStringInfo(&buf, "%s%d", i > 0 ? ", " : "",
-						 slim_vxid_pid(vxids[i]));
+	{
+		int			pid = slim_vxid_pid(vxids[i]);
+
+		/* a prepared transaction: the message names those in general */
+		if (pid != 0)
+			appendStringInfo(&buf, "%s%d", buf.len > 0 ? ", " : "", pid);
+	}
 	pfree(vxids);
 	return buf.data;
 }
