@@ -63,6 +63,24 @@ typedef enum SlimTailEncoding
 
 #define SLIM_TAIL_MAX_ENCODING	SLIM_TAIL_BITMAP
 
+/*
+ * The encoding of a tail whose header varint is header.  0 is none of this
+ * version's: the form a newer slimheap may write (docs/fast-defaults.md),
+ * or a damaged row; read with this version's map it would give a tail
+ * without values, so it is an error.
+ */
+static inline SlimTailEncoding
+slim_tail_header_encoding(uint32 header)
+{
+	if (unlikely((header & 3) == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a row's compressed tail has a form this version of slimheap does not read"),
+				 errdetail("Its tail header names encoding 0: a newer slimheap's form, or a damaged row."),
+				 errhint("Install the slimheap that wrote it again, or check the table with slimheap.verify().")));
+	return (SlimTailEncoding) (header & 3);
+}
+
 /* What the header of a row's tail says, and where its parts lie. */
 typedef struct SlimTailInfo
 {

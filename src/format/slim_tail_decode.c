@@ -549,11 +549,11 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	for (g = 0; g < SLIM_GROUPS; g++)
 		end[g] = bucket[g];
 	if (likely(rd->known_all) && stored_natts == first + (int) (header >> 2))
-		slim_tail_bucket_map(&p, (SlimTailEncoding) (header & 3), first,
+		slim_tail_bucket_map(&p, slim_tail_header_encoding(header), first,
 							 stored_natts - first, rd->attinfo, rd->known,
 							 tupdesc, false, end);
 	else
-		slim_tail_bucket_map(&p, (SlimTailEncoding) (header & 3), first,
+		slim_tail_bucket_map(&p, slim_tail_header_encoding(header), first,
 							 stored_natts - first, rd->attinfo, rd->known,
 							 tupdesc, true, end);
 

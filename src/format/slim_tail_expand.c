@@ -166,7 +166,7 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 				return false;
 	}
 
-	x->n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+	x->n = slim_read_map(&p, slim_tail_header_encoding(header), first,
 						 stored_natts - first, x->attnum);
 	slim_tail_expansion_layout(td, attinfo, p, tupdesc->natts, x);
 	return true;
@@ -296,7 +296,7 @@ slim_tail_facts(HeapTupleHeader td, TupleDesc tupdesc, char *out,
 	*prefix_end = slim_prefix_end(td, tupdesc);
 	p = (const char *) td + td->t_hoff + *prefix_end;
 	header = slim_varint_get(&p);
-	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+	n = slim_read_map(&p, slim_tail_header_encoding(header), first,
 					  (int) (header >> 2), positions);
 	for (k = 0; k < n; k++)
 	{
@@ -394,7 +394,7 @@ slim_tail_expand_by_facts(HeapTupleHeader td, uint32 prefix_end,
 	stored_natts = x.prefix_natts + (int) (header >> 2);
 	if (stored_natts > MaxTupleAttributeNumber)
 		elog(ERROR, "slimheap: a tail row of %d attributes", stored_natts);
-	x.n = slim_read_map(&p, (SlimTailEncoding) (header & 3), x.prefix_natts,
+	x.n = slim_read_map(&p, slim_tail_header_encoding(header), x.prefix_natts,
 						stored_natts - x.prefix_natts, x.attnum);
 
 	attinfo = palloc(stored_natts * sizeof(SlimAttInfo));

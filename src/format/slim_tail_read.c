@@ -124,7 +124,7 @@ slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc, int16 *positions)
 	uint32		header = slim_varint_get(&p);
 	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
 
-	return slim_read_map(&p, (SlimTailEncoding) (header & 3), first,
+	return slim_read_map(&p, slim_tail_header_encoding(header), first,
 						 stored_natts - first, positions);
 }
 
@@ -167,7 +167,7 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 
 	memset(isnull + first, true, stored_natts - first);
 	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
-	n = slim_read_map(&p, (SlimTailEncoding) (header & 3), first, ntail,
+	n = slim_read_map(&p, slim_tail_header_encoding(header), first, ntail,
 					  positions);
 	slim_order_values(tupdesc, positions, n, ordered);
 	off = p - tp;
