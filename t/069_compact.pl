@@ -1,10 +1,11 @@
 # Copyright (c) slimheap contributors
 #
-# CALL slimheap.compact() beside a writer (src/am/slim_compact.c).  A heap
+# CALL slimheap.compact() beside writers (src/am/slim_compact.c).  A heap
 # table of 20,000 rows (300 int4 columns, five set, an index on a middle
-# column) is adopted in compress mode, then compacted while another session
-# updates, inserts and deletes, the same statements in the same
-# transactions on a heap twin.  On a server with wal_level = logical, a
+# column) is adopted in compress mode, then compacted while three sessions,
+# at READ COMMITTED, REPEATABLE READ and SERIALIZABLE, update, insert and
+# delete rows of their own, the same statements in the same transactions on
+# a heap twin.  On a server with wal_level = logical, a
 # test_decoding slot and a streaming standby:
 #   - no write fails; the rows are the twin's; verify() and amcheck
 #     (heapallindexed) are clean;
@@ -68,15 +69,16 @@ CREATE INDEX ON tw (c150);
 VACUUM t;
 VACUUM tw;
 SELECT 'slot' FROM pg_create_logical_replication_slot('td', 'test_decoding');
-CREATE PROCEDURE write_both(n int) LANGUAGE plpgsql AS \$\$
+CREATE PROCEDURE write_both(n int, part int) LANGUAGE plpgsql AS \$\$
 BEGIN
+  -- writer part (0, 1, 2) touches the ids id % 3 = part only
   FOR i IN 1 .. n LOOP
-    UPDATE t SET c77 = -c77 WHERE id = i * 37 % 20000 + 1;
-    UPDATE tw SET c77 = -c77 WHERE id = i * 37 % 20000 + 1;
-    INSERT INTO t (id, c3, c300) VALUES (100000 + i, i, i);
-    INSERT INTO tw (id, c3, c300) VALUES (100000 + i, i, i);
-    DELETE FROM t WHERE id = i * 53 % 20000 + 1;
-    DELETE FROM tw WHERE id = i * 53 % 20000 + 1;
+    UPDATE t SET c77 = -c77 WHERE id = (i * 37 % 6666) * 3 + part + 1;
+    UPDATE tw SET c77 = -c77 WHERE id = (i * 37 % 6666) * 3 + part + 1;
+    INSERT INTO t (id, c3, c300) VALUES (100000 + i * 3 + part, i, i);
+    INSERT INTO tw (id, c3, c300) VALUES (100000 + i * 3 + part, i, i);
+    DELETE FROM t WHERE id = (i * 53 % 6666) * 3 + part + 1;
+    DELETE FROM tw WHERE id = (i * 53 % 6666) * 3 + part + 1;
     COMMIT;
   END LOOP;
 END \$\$;
@@ -92,15 +94,28 @@ my $watched = $watcher->query_safe(
 	"SELECT count(*) || ':' || md5(string_agg(x::text, ',' ORDER BY id)) FROM t x");
 is($watched, $before_rows, 'the watcher reads the rows before compact');
 my $from = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
-my $writer = $node->background_psql('postgres');
-$writer->query_until(qr/writing/, "\\echo writing\nCALL write_both(300);\n\\echo written\n");
+# three writers on disjoint rows, one at each isolation level
+my @writers;
+my @levels = ('read committed', 'repeatable read', 'serializable');
+for my $part (0 .. 2)
+{
+	my $writer = $node->background_psql('postgres', on_error_stop => 0);
+	$writer->query_until(qr/writing/,
+		"SET default_transaction_isolation = '$levels[$part]';\n\\echo writing\nCALL write_both(300, $part);\n\\echo written\n");
+	push @writers, $writer;
+}
 
 ($ret, $stdout, $stderr) = $node->psql('postgres', "CALL slimheap.compact('t')");
 is($ret, 0, 'compact succeeds beside the writer');
 like($stderr, qr/NOTICE:  compacted table "t": \d+ rows re-laid in place/, 'and says how many rows it re-laid');
 
-$writer->query_until(qr/written/, '');
-$writer->quit;
+for my $part (0 .. 2)
+{
+	my $writer = $writers[$part];
+	$writer->query_until(qr/written/, '');
+	unlike($writer->{stderr} // '', qr/ERROR/, "the $levels[$part] writer had no error");
+	$writer->quit;
+}
 is($watcher->query_safe(
 		"SELECT count(*) || ':' || md5(string_agg(x::text, ',' ORDER BY id)) FROM t x"),
 	$before_rows, 'a REPEATABLE READ snapshot taken before compact reads the same rows');
