@@ -21,7 +21,7 @@
 # version first (a newer minor release is then built beside the old one).
 #
 # What it builds: the server, client programs, the contrib modules the
-# tests use (amcheck pageinspect pgstattuple test_decoding;
+# tests use (amcheck pageinspect pg_freespacemap pgstattuple test_decoding;
 # SLIMHEAP_PG_CONTRIB; a cached build that lacks one is built again), the
 # regression drivers for PGXS (pg_regress, pg_isolation_regress) and the
 # TAP test modules; configured --with-llvm (Debian 12's llvm-14/clang-14,
@@ -59,7 +59,7 @@ PKG=postgresql-$MAJOR
 STAMP=.slimheap-build-complete
 LLVM_VERSION=14
 # the contrib modules the tests and the benchmark use
-CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pgstattuple test_decoding"}
+CONTRIB=${SLIMHEAP_PG_CONTRIB:-"amcheck pageinspect pg_freespacemap pgstattuple test_decoding"}
 
 say() { echo "pg-build: $*" >&2; }
 

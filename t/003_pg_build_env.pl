@@ -70,7 +70,7 @@ all:
 install:
 	touch $(PREFIX)/lib/$(notdir $(CURDIR)).so
 MK
-for my $m (qw(amcheck pageinspect pgstattuple test_decoding))
+for my $m (qw(amcheck pageinspect pg_freespacemap pgstattuple test_decoding))
 {
 	make_path("$src/contrib/$m");
 	write_file("$src/contrib/$m/Makefile", $module_mk);
@@ -109,7 +109,7 @@ is($out, "$cache/pg-99.1/bin/pg_config\n", 'it prints only the pg_config path');
 ok(-f "$cache/pg-99.1/include/errcodes.h",
 	'the top-level make ran at make level 0 (generated headers made)');
 ok(-f "$cache/pg-99.1/lib/$_.so", "contrib module $_ installed")
-  for qw(amcheck pageinspect pgstattuple test_decoding);
+  for qw(amcheck pageinspect pg_freespacemap pgstattuple test_decoding);
 ok(-f "$cache/pg-99.1/.slimheap-build-complete", 'the build is stamped');
 
 # a complete cached build is used as it is
