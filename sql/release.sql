@@ -67,6 +67,24 @@ SELECT count(*) AS differ_by_index FROM ((SELECT id FROM rl WHERE c150 > 100 EXC
 	SELECT id FROM tw WHERE c150 > 100) UNION ALL (SELECT id FROM tw WHERE c150 > 100
 	EXCEPT ALL SELECT id FROM rl WHERE c150 > 100)) d;
 RESET enable_seqscan;
+-- rows flowing out of the released table, read by heap: ANALYZE, a sort
+-- into a CTE, a table with a fast default
+ANALYZE rl;
+SELECT count(*) > 0 AS analyzed FROM pg_stats WHERE schemaname = 'release_t' AND tablename = 'rl';
+CREATE TABLE sink (src text, id int, c150 int, c299 int, late int, t text);
+ALTER TABLE sink ADD COLUMN extra int DEFAULT 5;
+WITH s AS (SELECT id, c150, c299, late, t FROM rl ORDER BY c150 NULLS FIRST, late, id)
+INSERT INTO sink (src, id, c150, c299, late, t) SELECT 'rl', * FROM s;
+WITH s AS (SELECT id, c150, c299, late, t FROM tw ORDER BY c150 NULLS FIRST, late, id)
+INSERT INTO sink (src, id, c150, c299, late, t) SELECT 'tw', * FROM s;
+SELECT count(*) AS sink_differ FROM (
+	(SELECT id, c150, c299, late, t, extra FROM sink WHERE src = 'rl'
+	 EXCEPT ALL SELECT id, c150, c299, late, t, extra FROM sink WHERE src = 'tw')
+	UNION ALL
+	(SELECT id, c150, c299, late, t, extra FROM sink WHERE src = 'tw'
+	 EXCEPT ALL SELECT id, c150, c299, late, t, extra FROM sink WHERE src = 'rl')) d;
+SELECT count(*) FILTER (WHERE extra = 5) = count(*) AS extra_is_default FROM sink;
+DROP TABLE sink;
 -- heap from here on: writes, VACUUM FULL, and a round trip back
 SELECT format('UPDATE %I SET c150 = -id WHERE id %% 13 = 0', n) FROM unnest(ARRAY['rl', 'tw']) n \gexec
 VACUUM FULL rl;
