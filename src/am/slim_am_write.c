@@ -94,9 +94,10 @@ slim_prepare_row_without_tail(Relation rel, TupleTableSlot *slot,
  * with HEAP_INSERT_NO_LOGICAL and calls slim_wal_log_insert()), or formed
  * without its tail (an update, whose new row heap logs for decoding;
  * logged is NULL).  An insert whose caller passed HEAP_INSERT_NO_LOGICAL
- * itself (undecoded: unlogged is true) keeps its tail and needs no record.  From PostgreSQL 19 on decoding can switch on at any
- * time (a logical slot is created under wal_level = replica), and a
- * process takes the change only while it has no transaction ID: once the
+ * itself (undecoded: unlogged is true) keeps its tail and needs no record.
+ * From PostgreSQL 19 on decoding can switch on at any time (a logical
+ * slot is created under wal_level = replica), and a process takes the
+ * change only while it has no transaction ID: once the
  * transaction has one, what heap will log for this row is fixed, so the
  * question is asked after assigning it (heap's insert and update would
  * assign it anyway).  Rows without a tail, nearly every row of a table
@@ -119,6 +120,13 @@ slim_confirm_row(Relation rel, TupleTableSlot *slot, HeapTuple tuple,
 		return tuple;
 	}
 	return slim_prepare_row_without_tail(rel, slot, tuple, in_slot);
+}
+
+/* the row of a slot that is not slimheap's, formed for rel (*in_slot false) */
+static pg_noinline HeapTuple
+slim_prepare_other_slot(Relation rel, TupleTableSlot *slot, bool *in_slot)
+{
+	return slim_prepare_row_with(rel, slim_get_relinfo(rel), slot, in_slot);
 }
 
 static inline HeapTuple
@@ -202,10 +210,22 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 				SlimInsertOptions options, BulkInsertState bistate, bool speculative,
 				uint32 specToken)
 {
-	bool		in_slot;
-	bool		logged;
-	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot, &logged,
-										 (options & HEAP_INSERT_NO_LOGICAL) != 0);
+	bool		in_slot = true;
+	bool		logged = false;
+	HeapTuple	tuple;
+
+	/*
+	 * slim_prepare_row() spelled out for the common case, so that it costs
+	 * no call: a slimheap slot whose row is formed as the relation wants
+	 * and has no tail (bench/results/instructions-profile.md, W2)
+	 */
+	if (likely(TTS_IS_SLIMHEAP(slot)))
+		tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
+	else
+		tuple = slim_prepare_other_slot(rel, slot, &in_slot);
+	if (unlikely(SlimHeaderHasTail(tuple->t_data)))
+		tuple = slim_confirm_row(rel, slot, tuple, &in_slot, &logged,
+								 (options & HEAP_INSERT_NO_LOGICAL) != 0);
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
