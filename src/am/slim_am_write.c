@@ -129,13 +129,28 @@ slim_prepare_other_slot(Relation rel, TupleTableSlot *slot, bool *in_slot)
 	return slim_prepare_row_with(rel, slim_get_relinfo(rel), slot, in_slot);
 }
 
-static inline HeapTuple
+/*
+ * The tuple to hand to heap for a write of the row in slot to rel, C3
+ * decided.  Always inlined, so that the common case (a slimheap slot whose
+ * row is formed as the relation wants, without a tail) costs its writer no
+ * call: 36 instructions a row of a narrow table
+ * (bench/results/instructions-profile.md, W2).
+ */
+static pg_attribute_always_inline HeapTuple
 slim_prepare_row(Relation rel, TupleTableSlot *slot, bool *in_slot,
 				 bool *logged, bool unlogged)
 {
-	HeapTuple	tuple = slim_prepare_row_with(rel, slim_get_relinfo(rel), slot,
-											  in_slot);
+	HeapTuple	tuple;
 
+	*in_slot = true;
+	if (likely(TTS_IS_SLIMHEAP(slot)))
+		tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
+	else
+		tuple = slim_prepare_other_slot(rel, slot, in_slot);
+	if (logged != NULL)
+		*logged = false;
+	if (likely(!SlimHeaderHasTail(tuple->t_data)))
+		return tuple;
 	return slim_confirm_row(rel, slot, tuple, in_slot, logged, unlogged);
 }
 
@@ -210,22 +225,10 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 				SlimInsertOptions options, BulkInsertState bistate, bool speculative,
 				uint32 specToken)
 {
-	bool		in_slot = true;
-	bool		logged = false;
-	HeapTuple	tuple;
-
-	/*
-	 * slim_prepare_row() spelled out for the common case, so that it costs
-	 * no call: a slimheap slot whose row is formed as the relation wants
-	 * and has no tail (bench/results/instructions-profile.md, W2)
-	 */
-	if (likely(TTS_IS_SLIMHEAP(slot)))
-		tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
-	else
-		tuple = slim_prepare_other_slot(rel, slot, &in_slot);
-	if (unlikely(SlimHeaderHasTail(tuple->t_data)))
-		tuple = slim_confirm_row(rel, slot, tuple, &in_slot, &logged,
-								 (options & HEAP_INSERT_NO_LOGICAL) != 0);
+	bool		in_slot;
+	bool		logged;
+	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot, &logged,
+										 (options & HEAP_INSERT_NO_LOGICAL) != 0);
 
 	slot->tts_tableOid = RelationGetRelid(rel);
 	tuple->t_tableOid = slot->tts_tableOid;
