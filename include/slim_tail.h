@@ -63,30 +63,13 @@ typedef enum SlimTailEncoding
 
 #define SLIM_TAIL_MAX_ENCODING	SLIM_TAIL_BITMAP
 
-/*
- * The encoding of a tail whose header varint is header.  0 is none of this
- * version's: the form a newer slimheap may write (docs/fast-defaults.md),
- * or a damaged row; read with this version's map it would give a tail
- * without values, so it is an error.
- */
-static inline SlimTailEncoding
-slim_tail_header_encoding(uint32 header)
-{
-	if (unlikely((header & 3) == 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("a row's compressed tail has a form this version of slimheap does not read"),
-				 errdetail("Its tail header names encoding 0: a newer slimheap's form, or a damaged row."),
-				 errhint("Install the slimheap that wrote it again, or check the table with slimheap.verify().")));
-	return (SlimTailEncoding) (header & 3);
-}
-
 /* What the header of a row's tail says, and where its parts lie. */
 typedef struct SlimTailInfo
 {
 	SlimTailEncoding encoding;
 	int			prefix_natts;	/* K: natts of the header */
-	int			stored_natts;	/* K + M: attributes past it are NULL */
+	int			stored_natts;	/* K + M: attributes past it read missing */
+	int			trailing_nulls; /* Z: stored NULLs that end the tail */
 	int			nvalues;		/* non-NULL attributes in the tail */
 	uint32		tail_off;		/* offsets from the start of the data */
 	uint32		map_off;		/* (t_hoff): the map, past the header */
@@ -198,6 +181,55 @@ slim_varint_get(const char **pp)
 	}
 	*pp = (const char *) p;
 	return value;
+}
+
+/*
+ * A tail's header at *pp, *pp left at its map: the encoding of the map;
+ * *ntail, the attributes the tail covers (M: those past it read as
+ * missing); *map_ntail, those its map covers.  A tail may end with Z stored
+ * NULLs (a row that must store the NULLs of its table's fast-default
+ * columns, docs/fast-defaults.md): its header then names encoding 0, and a
+ * second varint (Z << 2) | encoding follows; its map covers M - Z
+ * attributes and ends with a value, or is empty (M = Z: no value).  A
+ * second header of encoding 0 or with Z past M is no form of this version's.
+ */
+static inline SlimTailEncoding
+slim_tail_header_get(const char **pp, int *ntail, int *map_ntail)
+{
+	uint32		header = slim_varint_get(pp);
+
+	*ntail = *map_ntail = (int) (header >> 2);
+	if (likely((header & 3) != 0))
+		return (SlimTailEncoding) (header & 3);
+	header = slim_varint_get(pp);
+	*map_ntail -= (int) (header >> 2);
+	if (unlikely((header & 3) == 0 || *map_ntail < 0 || (header >> 2) == 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("a row's compressed tail has a form this version of slimheap does not read"),
+				 errdetail("Its tail header ends with %u stored NULLs of %d attributes in encoding %u: a newer slimheap's form, or a damaged row.",
+						   header >> 2, *ntail, header & 3),
+				 errhint("Install the slimheap that wrote it again, or check the table with slimheap.verify().")));
+	return (SlimTailEncoding) (header & 3);
+}
+
+/* the header varints of a tail of ntail attributes, ending with z NULLs */
+static inline char *
+slim_tail_header_put(char *p, int ntail, int z, SlimTailEncoding encoding)
+{
+	if (z == 0)
+		return slim_varint_put(p, ((uint32) ntail << 2) | encoding);
+	p = slim_varint_put(p, (uint32) ntail << 2);
+	return slim_varint_put(p, ((uint32) z << 2) | encoding);
+}
+
+static inline int
+slim_tail_header_len(int ntail, int z, SlimTailEncoding encoding)
+{
+	if (z == 0)
+		return slim_varint_len(((uint32) ntail << 2) | encoding);
+	return slim_varint_len((uint32) ntail << 2) +
+		slim_varint_len(((uint32) z << 2) | encoding);
 }
 
 /* the tail header: one varint, the tail's attribute count and encoding */
@@ -337,6 +369,8 @@ extern HeapTuple slim_transcode_tail_tuple(HeapTuple source, TupleDesc tupdesc,
 extern const uint8 slim_group_align[SLIM_FIXED_GROUPS];
 extern uint32 slim_prefix_end(HeapTupleHeader td, TupleDesc tupdesc);
 extern int	slim_tail_natts(HeapTupleHeader td, TupleDesc tupdesc);
+extern int	slim_tail_trailing_nulls(HeapTupleHeader td, TupleDesc tupdesc,
+									 int *stored_natts);
 extern int	slim_read_map(const char **pp, SlimTailEncoding encoding,
 						  int first, int ntail, int16 *positions);
 extern int	slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc,

@@ -97,8 +97,8 @@ extern void slim_heap_borrow_init(void);
 extern void slim_index_build_init(void);
 
 /* slim_alter_warn.c: an ALTER TABLE that takes savings away says so */
-extern Oid	slim_alter_warn_before(Node *parsetree, int *missing_floor);
-extern void slim_alter_warn_after(Oid relid, int missing_floor);
+extern Oid	slim_alter_warn_before(Node *parsetree, int *prefix_base);
+extern void slim_alter_warn_after(Oid relid, int prefix_base);
 
 /* slim_identity.c: REPLICA IDENTITY FULL re-lays tail rows */
 extern Oid	slim_identity_before_alter(Node *parsetree, bool *was_full);
@@ -159,6 +159,9 @@ extern void slim_progress_pages_done(int64 pages);
 extern void slim_progress_moved(int64 rows);
 extern void slim_progress_end(void);
 extern SlimProgressEntry *slim_progress_entries(Oid dbid, int *n);
+
+/* slim_catalog_version.c */
+extern bool slim_tail_may_end_with_nulls(void);
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);

@@ -340,8 +340,10 @@ ALTER TABLE ri_c REPLICA IDENTITY DEFAULT;
 
 --
 -- Fast defaults: rows stored before ADD COLUMN ... DEFAULT keep their
--- tails (and read the default); rows after it keep natts >= the column's
--- attribute number, also when later columns are in their tail.
+-- tails (and read the default); rows after it store the column (T1), in
+-- their tail when no index reads it: its value, or its NULL, inside the
+-- tail's map or as stored NULLs at the tail's end (docs/fast-defaults.md),
+-- so their prefix stays at the free attributes.
 --
 SELECT triplet('fd', 120);
 SELECT all3('INSERT INTO @T ' || m_select(120, 1, 100), 'fd');
@@ -351,9 +353,13 @@ SELECT all3('ALTER TABLE @T ' ||
 	(SELECT string_agg(format('ADD COLUMN g%s int', i), ', ') FROM generate_series(1, 60) i), 'fd');
 SELECT all3('INSERT INTO @T (id, c5, g10, g50) SELECT g, g, g, g FROM generate_series(1001, 1020) g', 'fd');
 SELECT all3('INSERT INTO @T (id, c5, f, g60) SELECT g, g, NULL, g FROM generate_series(1021, 1030) g', 'fd');
-SELECT id BETWEEN 1021 AND 1030 AS f_null, tail, natts, count(*)
+SELECT all3('INSERT INTO @T (id, c100, f) SELECT g, g, NULL FROM generate_series(1031, 1040) g', 'fd');
+SELECT all3('INSERT INTO @T (id, c5, f) SELECT g, g, NULL FROM generate_series(1041, 1050) g', 'fd');
+SELECT id BETWEEN 1021 AND 1050 AS f_null, tail, natts, count(*)
 FROM items('fd_c') WHERE id > 1000 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
-SELECT count(*) FILTER (WHERE id > 1000 AND natts < 122) AS new_rows_below_the_floor,
+SELECT count(*) FILTER (WHERE f IS NULL) AS f_null, count(*) FILTER (WHERE f = 5) AS f_default
+FROM fd_c;
+SELECT count(*) FILTER (WHERE id > 1000 AND natts < 122) AS new_rows_with_a_short_prefix,
 	   count(*) FILTER (WHERE id <= 100 AND tail) > 0 AS old_rows_keep_tails,
 	   count(*) FILTER (WHERE id > 1000 AND tail) > 0 AS new_rows_have_tails
 FROM items('fd_c');

@@ -214,7 +214,9 @@ DROP TABLE vf_comp, vf_comp_heap, vf_comp_src;
 -- NULL, so each tail starts at t_hoff; its page is damaged and written as
 -- the first block of vf_tail.  The tail header is one varint, (M << 2) |
 -- encoding, two bytes for M = 92:
---   row 1: the encoding bits of the header are 0, which names no encoding
+--   row 1: the encoding bits of the header are 0, which says a second
+--          header (stored NULLs at the tail's end, and the map's encoding)
+--          follows: read from the map's bytes, it does not add up
 --   row 2: every byte of the tail is 0xff: the header varint runs past the
 --          end of the row
 --   row 3: every byte after the header is 0xff: the NULL map runs past the

@@ -6,9 +6,10 @@
 # bytes behind a valid page header is listed without crashing the server.
 # slimheap.stats() refuses a damaged page with an error.  A standard row on
 # which the compressed-tail marker (t_infomask2 bit 0x0800) is set is damaged
-# too: the tail decoder finds no tail after its data.  A tail whose header
-# names encoding 0 (a newer slimheap's form, docs/fast-defaults.md) is an
-# error for the reader, not a row read without its tail's values.
+# too: the tail decoder finds no tail after its data.  A tail whose second
+# header (after a first of encoding 0: stored NULLs end the tail,
+# docs/fast-defaults.md) names encoding 0 is an error for the reader, not a
+# row read without its tail's values.
 #
 # A row whose header is sound but whose value is not (a varlena header that
 # claims half a gigabyte) is refused by stats() and estimate() too, on a
@@ -58,13 +59,18 @@ CREATE TABLE t_tail (c1 int4, c2 int4, c3 int4) USING slimheap;
 INSERT INTO t_tail (c1) VALUES (1);
 });
 
-# a compress row with a tail (c1 and c100 set: the prefix is c1 .. c8, 4
-# bytes of data, then the tail header) whose header will name encoding 0,
-# the form a newer slimheap may write (docs/fast-defaults.md)
+# a compress row with a tail that ends with stored NULLs (c1 and c50 set,
+# d, a column with a fast default, NULL: the prefix is c1 .. c8, 4 bytes of
+# data, then the tail header, whose encoding 0 says a second header follows:
+# docs/fast-defaults.md); that second header will name encoding 0 too, no
+# form of this version's
 $node->safe_psql('postgres',
 	'CREATE TABLE t_enc (' . join(', ', map { "c$_ int4" } 1 .. 100)
 	  . ") USING slimheap WITH (slimheap.null_bitmap = compress);
-INSERT INTO t_enc (c1, c100) VALUES (1, 100);");
+ALTER TABLE t_enc ADD COLUMN d int DEFAULT 5;
+INSERT INTO t_enc (c1, c50, d) VALUES (1, 50, NULL);");
+is($node->safe_psql('postgres', 'SELECT c1, c50, d FROM t_enc'), '1|50|',
+	't_enc\'s row reads its stored NULL of d, not the default');
 is($node->safe_psql('postgres', "SELECT form FROM slimheap.page_items('t_enc', 0)"),
 	'tail', 't_enc\'s row has a tail');
 
@@ -171,15 +177,19 @@ sysseek($fh, 0, 0);
 syswrite($fh, $tailpage, $BLCKSZ) == $BLCKSZ or die "short write";
 close($fh);
 
-# t_enc, row 1: the tail header's encoding bits (the low two of its first
-# byte, after t_hoff and c1's 4 bytes) set to 0
+# t_enc, row 1: the second tail header's encoding bits (the low two of its
+# first byte, after t_hoff, c1's 4 bytes and the first header's 2 bytes)
+# set to 0
 open($fh, '+<', "$datadir/$encpath") or die "open $encpath: $!";
 binmode $fh;
 my $encpage;
 sysread($fh, $encpage, $BLCKSZ) == $BLCKSZ or die "short read";
 my $enc_tup = tuple_off($encpage, 1);
-my $enc_at = $enc_tup + ord(substr($encpage, $enc_tup + 22, 1)) + 4;
-isnt(ord(substr($encpage, $enc_at, 1)) & 3, 0, "t_enc's tail header names an encoding");
+my $enc_first = $enc_tup + ord(substr($encpage, $enc_tup + 22, 1)) + 4;
+is(ord(substr($encpage, $enc_first, 1)) & 3, 0,
+	"t_enc's first tail header says a second one follows");
+my $enc_at = $enc_first + 2;
+isnt(ord(substr($encpage, $enc_at, 1)) & 3, 0, "t_enc's second tail header names an encoding");
 substr($encpage, $enc_at, 1) = chr(ord(substr($encpage, $enc_at, 1)) & ~3 & 0xff);
 sysseek($fh, 0, 0);
 syswrite($fh, $encpage, $BLCKSZ) == $BLCKSZ or die "short write";
@@ -261,13 +271,13 @@ like(
 
 # a tail of an encoding this version does not know: an error, never a
 # row read without its tail's values; verify() says which
-($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT c1, c100 FROM t_enc');
-isnt($ret, 0, 'a tail header naming encoding 0 is not read');
+($ret, $stdout, $stderr) = $node->psql('postgres', 'SELECT c1, c50 FROM t_enc');
+isnt($ret, 0, 'a second tail header naming encoding 0 is not read');
 like($stderr,
 	qr/ERROR:  a row's compressed tail has a form this version of slimheap does not read/,
 	'the reader says so');
 like($node->safe_psql('postgres', "SELECT msg FROM slimheap.verify('t_enc')"),
-	qr/unknown tail encoding 0/, 'and verify() names it');
+	qr/unknown tail encoding 0 in the second tail header/, 'and verify() names it');
 
 # the damaged value: verify() names it, stats() and estimate() refuse it
 is( $node->safe_psql('postgres',

@@ -8,10 +8,13 @@
  * stored before it read the default from the catalog for the column they
  * do not store.  So every row written afterwards must store the column
  * (invariant T1: a row that left it out would read the default, not its
- * NULL), and with it every column before it, in its standard prefix: no
- * row gets a compressed tail before that column.  The statement warns
- * once, with the way back (a rewrite stores the default in every row and
- * clears it from the catalog).  docs/format.md, "Fast defaults".
+ * NULL).  From extension version 1.3 on a compressed tail stores it (a
+ * NULL of it at the tail's end), unless an index reads the column: heap's
+ * readers of indexed columns see only the prefix, so then every column up
+ * to it stays in every row's standard prefix and no row gets a tail before
+ * it.  Where the prefix floor rises so, the statement warns once, with the
+ * way back (a rewrite stores the default in every row and clears it from
+ * the catalog).  docs/fast-defaults.md.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -29,6 +32,7 @@
 #include "utils/rel.h"
 
 #include "slim_compat.h"
+#include "slim_tail.h"
 #include "slimheap.h"
 
 /* whether an ALTER TABLE adds a column */
@@ -45,19 +49,26 @@ slim_alter_adds_column(const AlterTableStmt *stmt)
 	return false;
 }
 
+/* the attributes every compress row of rel keeps in its prefix */
+static int
+slim_alter_prefix_base(Relation rel)
+{
+	return slim_get_relinfo(rel)->rewrite_prefix_floor->base;
+}
+
 /*
  * Before core runs an ALTER TABLE that adds a column: the table, looked up
- * and locked as core does next, and its fast-default floor now (-1: not a
- * compress table, nothing to say).
+ * and locked as core does next, and the base of its prefix floor now (-1:
+ * not a compress table, nothing to say).
  */
 Oid
-slim_alter_warn_before(Node *parsetree, int *missing_floor)
+slim_alter_warn_before(Node *parsetree, int *prefix_base)
 {
 	AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
 	Oid			relid;
 	Relation	rel;
 
-	*missing_floor = -1;
+	*prefix_base = -1;
 	if (!IsA(parsetree, AlterTableStmt) || !slim_alter_adds_column(stmt))
 		return InvalidOid;
 	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
@@ -67,28 +78,37 @@ slim_alter_warn_before(Node *parsetree, int *missing_floor)
 	if (rel->rd_rel->relkind == RELKIND_RELATION &&
 		slim_is_slimheap_relation(rel) &&
 		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
-		*missing_floor = slim_get_relinfo(rel)->missing_floor;
+		*prefix_base = slim_alter_prefix_base(rel);
 	relation_close(rel, NoLock);
-	return *missing_floor >= 0 ? relid : InvalidOid;
+	return *prefix_base >= 0 ? relid : InvalidOid;
 }
 
-/* after it: warn if the floor rose (a fast default past the old one) */
+/* after it: warn if the base rose (a fast default that must be in it) */
 void
-slim_alter_warn_after(Oid relid, int missing_floor)
+slim_alter_warn_after(Oid relid, int prefix_base)
 {
 	Relation	rel = try_relation_open(relid, NoLock);
 	int			now;
 
 	if (rel == NULL)
 		return;
-	now = slim_get_relinfo(rel)->missing_floor;
-	if (now > missing_floor &&
-		slim_get_relinfo(rel)->options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
+	if (slim_get_relinfo(rel)->options.null_bitmap != SLIM_NULL_BITMAP_COMPRESS)
+	{
+		relation_close(rel, NoLock);
+		return;
+	}
+	/* risen because of a fast default (not of the free prefix or options) */
+	now = slim_alter_prefix_base(rel);
+	if (now > prefix_base && now > SLIM_FREE_PREFIX_NATTS &&
+		now > slim_get_relinfo(rel)->options.prefix_columns &&
+		slim_missing_floor_upto(RelationGetDescr(rel), now) == now)
 		ereport(WARNING,
 				(errmsg("rows written to table \"%s\" from now on keep every column up to \"%s\" in their standard prefix",
 						RelationGetRelationName(rel),
 						NameStr(TupleDescAttr(RelationGetDescr(rel), now - 1)->attname)),
-				 errdetail("Rows stored before the column was added read its default from the catalog, so every later row stores it, and no row keeps a compressed tail before it."),
+				 errdetail("Rows stored before the column was added read its default from the catalog, so every later row stores it, and no row keeps a compressed tail before it while an index reads it%s.",
+						   slim_tail_may_end_with_nulls() ? "" :
+						   " (or while the extension is older than 1.3: ALTER EXTENSION slimheap UPDATE)"),
 				 errhint("VACUUM FULL (or pg_repack) stores the default in every row and clears it from the catalog: rows written after that keep their tails.")));
 	relation_close(rel, NoLock);
 }

@@ -174,9 +174,9 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	bool		was_full;
 	Oid			identity_relid = slim_identity_before_alter(pstmt->utilityStmt,
 															&was_full);
-	int			missing_floor;
+	int			prefix_base;
 	Oid			warn_relid = slim_alter_warn_before(pstmt->utilityStmt,
-													&missing_floor);
+													&prefix_base);
 	volatile bool done = false;
 	volatile bool cic_prepared = false;
 
@@ -217,7 +217,7 @@ slim_index_utility(PlannedStmt *pstmt, const char *queryString,
 	if (OidIsValid(identity_relid))
 		slim_identity_after_alter(identity_relid, was_full);
 	if (OidIsValid(warn_relid))
-		slim_alter_warn_after(warn_relid, missing_floor);
+		slim_alter_warn_after(warn_relid, prefix_base);
 }
 
 /*

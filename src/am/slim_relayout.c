@@ -192,14 +192,14 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 
 	/*
 	 * The same attributes stored, no more: those past them read as their
-	 * "missing" values (fast defaults) or NULL before and after.  The row's
-	 * last stored value is not NULL (a tail ends with a value), so no
-	 * stored NULL is left out (T1) and the former still makes a tail past
-	 * the prefix floor.
+	 * "missing" values (fast defaults) or NULL before and after, so the
+	 * row keeps its age (a row older than a fast-default column must not
+	 * store it).  The stored NULLs that end a row (T1) stay stored: the
+	 * former stores through Min(missing floor, stored_natts)
+	 * (docs/fast-defaults.md, revision 3, 1).
 	 */
 	for (i = stored_natts; i < rp->desc->natts; i++)
 		rp->isnull[i] = true;
-	Assert(rp->shrink || !rp->isnull[stored_natts - 1]);
 	formed = slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
 							 Min(rp->missing_floor, stored_natts),
 							 slim_floor_row(rp->prefix_floor, rp->isnull));

@@ -178,9 +178,44 @@ slim_index_columns_attrs(Relation rel)
 }
 
 /*
+ * The last attribute of attrs (what indexes read, offset as pull_varattnos
+ * offsets them) whose column has a fast default that heap applies to rel's
+ * rows: rel's own, or, for a rewrite's transient table or pg_repack's copy,
+ * source's (docs/fast-defaults.md, revision 3, 5).  Every row keeps it in
+ * its prefix, NULL or not: heap's readers of what an index reads would take
+ * a NULL past the prefix for the default.
+ */
+static int
+slim_need_missing_floor(Relation rel, Relation source, const Bitmapset *attrs)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			natts = desc->natts;
+	int			floor = slim_missing_floor(desc);
+	int			need_floor = 0;
+	int			x = -1;
+
+	if (source != NULL)
+		floor = Max(floor, slim_missing_floor_upto(RelationGetDescr(source),
+												   natts));
+	while (floor > need_floor && (x = bms_next_member(attrs, x)) >= 0)
+	{
+		int			attnum = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (attnum <= need_floor || attnum > floor)
+			continue;
+		if (slim_missing_floor_upto(desc, attnum) == attnum ||
+			(source != NULL &&
+			 slim_missing_floor_upto(RelationGetDescr(source), attnum) == attnum))
+			need_floor = attnum;
+	}
+	return need_floor;
+}
+
+/*
  * Invariant C1, rule R of docs/row-floor.md: the prefix floor of rel's
  * compress rows.  Every row keeps its first attributes up to the fast
- * defaults, slimheap.prefix_columns and the free ones (the floor's base),
+ * defaults that an index reads (the others' NULLs a tail stores, from 1.3
+ * on), slimheap.prefix_columns and the free ones (the floor's base),
  * and past them each attribute an index reads (the replica identity's
  * among them) in which it holds a value; no row may have a tail (base
  * natts) when decoded says rel's rows are logged for logical decoding
@@ -210,7 +245,10 @@ slim_compress_prefix_floor(Relation rel, Relation source,
 	attrs = bms_union(slim_index_attr_bitmap(rel), building);
 	if (source != NULL)
 		attrs = bms_join(attrs, slim_index_attr_bitmap(source));
-	base = Max(missing_floor, opts->prefix_columns);
+	/* a tail may store the NULLs of the other fast-default columns */
+	base = slim_tail_may_end_with_nulls() ?
+		slim_need_missing_floor(rel, source, attrs) : missing_floor;
+	base = Max(base, opts->prefix_columns);
 	base = Max(base, SLIM_FREE_PREFIX_NATTS);
 	if (bms_is_member(0 - FirstLowInvalidHeapAttributeNumber, attrs))
 		base = natts;

@@ -36,8 +36,9 @@
  * missing_floor and omits the bitmap when none of the stored attributes is NULL
  * (slim_truncate.c).  SLIM_NULL_BITMAP_COMPRESS stores the attributes past
  * prefix_floor in a compressed tail (slim_tail.c) when that is shorter and
- * allowed (docs/format.md); else it is truncate.  The trailing NULLs are
- * never visited beyond finding where they start.
+ * allowed (docs/format.md), through missing_floor at least (its NULLs
+ * stored at the tail's end: docs/fast-defaults.md); else it is truncate.
+ * The trailing NULLs are never visited beyond finding where they start.
  */
 HeapTuple
 slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
@@ -74,15 +75,14 @@ slim_form_tuple_slow(TupleDesc tupdesc, const Datum *values,
 	 * attribute) that heap would not have compressed anything either.
 	 */
 	if (mode == SLIM_NULL_BITMAP_COMPRESS && size.hasnull && !size.external &&
-		Max(prefix_floor, missing_floor) < stored_natts &&
+		prefix_floor < stored_natts &&
 		MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) + BITMAPLEN(natts)) +
 		size.data_len <= TOAST_TUPLE_THRESHOLD)
 	{
 		HeapTuple	tuple;
 
 		tuple = slim_form_tail_tuple(tupdesc, values, isnull, stored_natts,
-									 Max(prefix_floor, missing_floor),
-									 size.hoff + size.data_len);
+									 prefix_floor, size.hoff + size.data_len);
 		if (tuple != NULL)
 			return tuple;
 	}
@@ -125,10 +125,11 @@ slim_tail_heap_len_bound(HeapTuple tuple, TupleDesc tupdesc)
  *  - truncate: no tail, at least missing_floor stored, the last stored one a
  *    value unless that is the floor, a bitmap only when a stored one is
  *    NULL, and not a row the toaster must see in heap's form;
- *  - compress: a tail row whose prefix is the former's floor and that is
- *    short enough in heap's form (C2), or a row as truncate forms it that
- *    the former could not give a tail (nothing past the floor, or no
- *    NULL).
+ *  - compress: a tail row whose prefix is the former's floor, that stores
+ *    what the former stores (through its last value, or through
+ *    missing_floor with the NULLs before it) and that is short enough in
+ *    heap's form (C2), or a row as truncate forms it that the former could
+ *    not give a tail (nothing past the floor, or no NULL).
  */
 bool
 slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
@@ -155,10 +156,20 @@ slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
 	 * (slim_form_truncated_tuple()).
 	 */
 	if (SlimHeaderHasTail(td))
-		return mode == SLIM_NULL_BITMAP_COMPRESS &&
-			natts == Max(prefix_floor, missing_floor) &&
-			full_hoff + slim_tail_heap_len_bound(tuple, tupdesc) <=
+	{
+		int			stored_natts;
+		int			trailing_nulls;
+
+		if (mode != SLIM_NULL_BITMAP_COMPRESS || natts != prefix_floor)
+			return false;
+		/* through missing_floor: its last value, or NULLs up to the floor */
+		trailing_nulls = slim_tail_trailing_nulls(td, tupdesc, &stored_natts);
+		if (trailing_nulls == 0 ? stored_natts < missing_floor :
+			stored_natts != missing_floor)
+			return false;
+		return full_hoff + slim_tail_heap_len_bound(tuple, tupdesc) <=
 			TOAST_TUPLE_THRESHOLD;
+	}
 	if (mode == SLIM_NULL_BITMAP_FULL)
 		return natts == tupdesc->natts;
 	if (natts < missing_floor)
@@ -173,5 +184,5 @@ slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
 	if (natts > missing_floor && stored_null && att_isnull(natts - 1, td->t_bits))
 		return false;
 	return mode == SLIM_NULL_BITMAP_TRUNCATE || !stored_null ||
-		natts <= Max(prefix_floor, missing_floor);
+		natts <= prefix_floor;
 }

@@ -154,7 +154,10 @@ slim_choose_encoding(const int16 *positions, int n, int first, int ntail,
  * Form the tail row of a row whose attributes past stored_natts are NULL,
  * with prefix_natts attributes in its prefix, when it is shorter on the page
  * than truncate_len (the length of the row's truncate form); NULL when it
- * is not (invariant C4).  The caller has checked C1-C3.
+ * is not (invariant C4).  The caller has checked C1-C3.  Attributes the
+ * tail covers after its last value are stored NULLs (a row that must store
+ * its table's fast-default columns: docs/fast-defaults.md): the header
+ * then counts them.
  */
 HeapTuple
 slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
@@ -165,9 +168,9 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 	int16		positions[MaxTupleAttributeNumber];
 	int16		ordered[MaxTupleAttributeNumber];
 	int			n;
+	int			map_ntail;
 	Size		map_len;
 	SlimTailEncoding encoding;
-	uint32		header;
 	Size		prefix_end;
 	Size		values_off;
 	Size		end;
@@ -180,17 +183,24 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 	char	   *data;
 	char	   *p;
 
-	Assert(ntail > 0 && !isnull[stored_natts - 1]);
+	Assert(ntail > 0);
 
 	n = slim_collect_values(isnull, prefix_natts, stored_natts, positions);
-	encoding = slim_choose_encoding(positions, n, prefix_natts, ntail,
-									&map_len);
-	header = SLIM_TAIL_HEADER(ntail, encoding);
+	map_ntail = n > 0 ? positions[n - 1] + 1 - prefix_natts : 0;
+	if (map_ntail > 0)
+		encoding = slim_choose_encoding(positions, n, prefix_natts, map_ntail,
+										&map_len);
+	else
+	{
+		encoding = SLIM_TAIL_RUNS;	/* an empty map */
+		map_len = 0;
+	}
 	slim_order_values(tupdesc, positions, n, ordered);
 
 	prefix_end = slim_data_size(tupdesc, values, isnull, 0, prefix_natts,
 								NULL, 0, &prefix_hasnull, &ignore1, &ignore2);
-	values_off = prefix_end + slim_varint_len(header) + map_len;
+	values_off = prefix_end +
+		slim_tail_header_len(ntail, ntail - map_ntail, encoding) + map_len;
 	end = slim_data_size(tupdesc, values, isnull, 0, n, ordered, values_off,
 						 &ignore1, &ignore1, &ignore2);
 	hoff = MAXALIGN(offsetof(HeapTupleHeaderData, t_bits) +
@@ -206,8 +216,8 @@ slim_form_tail_tuple(TupleDesc tupdesc, const Datum *values,
 
 	p = data + slim_fill_data(tupdesc, values, isnull, 0, prefix_natts, NULL,
 							  data, 0, &td->t_infomask);
-	p = slim_varint_put(p, header);
-	p = slim_tail_write_map(p, encoding, positions, n, prefix_natts, ntail);
+	p = slim_tail_header_put(p, ntail, ntail - map_ntail, encoding);
+	p = slim_tail_write_map(p, encoding, positions, n, prefix_natts, map_ntail);
 	Assert(p == data + values_off);
 	end = slim_fill_data(tupdesc, values, isnull, 0, n, ordered, data,
 						 values_off, &td->t_infomask);

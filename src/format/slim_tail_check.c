@@ -133,6 +133,7 @@ slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
 	uint32		off = 0;
 	uint32		header;
 	uint32		ntail;
+	uint32		map_ntail;
 	int			encoding;
 	int			n = 0;
 	int			i;
@@ -166,6 +167,24 @@ slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
 						info->tail_off, datalen);
 	encoding = header & 3;
 	ntail = header >> 2;
+	map_ntail = ntail;
+	if (encoding == 0)
+	{
+		/* a tail that ends with stored NULLs: their count, the map's form */
+		uint32		off0 = off;
+
+		if (!slim_varint_get_checked(tp, datalen, &off, &header))
+			return psprintf("the second tail header at byte %u runs past the row's %u data bytes",
+							off0, datalen);
+		encoding = header & 3;
+		if (encoding == 0)
+			return "unknown tail encoding 0 in the second tail header";
+		if ((header >> 2) < 1 || (header >> 2) > ntail)
+			return psprintf("the tail ends with %u stored NULLs of its %u attributes",
+							header >> 2, ntail);
+		map_ntail = ntail - (header >> 2);
+		info->trailing_nulls = (int) (header >> 2);
+	}
 	if (encoding < SLIM_TAIL_RUNS || encoding > SLIM_TAIL_MAX_ENCODING)
 		return psprintf("unknown tail encoding %d", encoding);
 	info->encoding = (SlimTailEncoding) encoding;
@@ -177,16 +196,16 @@ slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
 
 	if (encoding == SLIM_TAIL_BITMAP)
 	{
-		uint32		nbytes = (ntail + 7) / 8;
+		uint32		nbytes = (map_ntail + 7) / 8;
 
 		if (off + nbytes > datalen)
 			return "the tail's bitmap runs past the row";
-		for (i = 0; i < (int) ntail; i++)
+		for (i = 0; i < (int) map_ntail; i++)
 		{
 			if (tp[off + i / 8] & (1 << (i % 8)))
 				positions[n++] = first + i;
 		}
-		if (ntail % 8 != 0 && (tp[off + nbytes - 1] >> (ntail % 8)) != 0)
+		if (map_ntail % 8 != 0 && (tp[off + nbytes - 1] >> (map_ntail % 8)) != 0)
 			return "the tail's bitmap has bits set past its last attribute";
 		off += nbytes;
 	}
@@ -194,7 +213,7 @@ slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
 	{
 		uint32		pos = 0;
 
-		while (pos < ntail)
+		while (pos < map_ntail)
 		{
 			uint32		skip;
 			uint32		vals = 1;
@@ -203,16 +222,19 @@ slim_check_tail(HeapTupleHeader td, uint32 len, TupleDesc tupdesc,
 				(encoding == SLIM_TAIL_RUNS &&
 				 !slim_varint_get_checked(tp, datalen, &off, &vals)))
 				return "the tail's map runs past the row";
-			if (vals == 0 || pos + skip + vals > ntail)
+			if (vals == 0 || pos + skip + vals > map_ntail)
 				return psprintf("the tail's map does not add up to its %u attributes",
-								ntail);
+								map_ntail);
 			pos += skip;
 			while (vals-- > 0)
 				positions[n++] = first + pos++;
 		}
 	}
-	if (n == 0 || positions[n - 1] != first + (int) ntail - 1)
-		return "the tail's last attribute is NULL";
+	/* the map ends with a value; only a tail of stored NULLs alone has none */
+	if (map_ntail == 0 ? n != 0 :
+		(n == 0 || positions[n - 1] != first + (int) map_ntail - 1))
+		return map_ntail == ntail ? "the tail's last attribute is NULL" :
+			"the tail's map does not end with a value before its stored NULLs";
 	info->nvalues = n;
 	info->values_off = off;
 

@@ -517,8 +517,10 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *tp = (const char *) td + td->t_hoff;
 	const char *p = tp + prefix_end;
-	uint32		header = slim_varint_get(&p);
-	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
+	int			ntail;
+	int			map_ntail;
+	SlimTailEncoding encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
+	int			stored_natts = Min(first + ntail, tupdesc->natts);
 	bool		has_missing = tupdesc->constr != NULL &&
 		tupdesc->constr->missing != NULL;
 	int			limit = has_missing ? Min(natts, stored_natts) : natts;
@@ -529,11 +531,12 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 	int			g;
 
 	/*
-	 * The caller fills in [limit, natts) with the missing values.  C1 keeps
-	 * fast defaults out of every tail, so no later range covers them; the
+	 * The caller fills in [limit, natts) with the missing values.  A tail
+	 * may cover a column with a fast default (a stored NULL of it, read as
+	 * NULL here), and a row stored before the column was added does not
+	 * (it reads the default): rows of both ages alternate in a scan.  The
 	 * bound (and slim_slot_getsomeattrs() telling rd what a standard row's
-	 * deforming and its missing values wrote) keeps rd right without
-	 * relying on it.
+	 * deforming and its missing values wrote) keeps rd right for both.
 	 */
 	if (limit < natts)
 		rd->null_hi = Min(rd->null_hi, Max(from, limit));
@@ -548,14 +551,13 @@ slim_deform_tail_upto(HeapTupleHeader td, TupleDesc tupdesc,
 
 	for (g = 0; g < SLIM_GROUPS; g++)
 		end[g] = bucket[g];
-	if (likely(rd->known_all) && stored_natts == first + (int) (header >> 2))
-		slim_tail_bucket_map(&p, slim_tail_header_encoding(header), first,
-							 stored_natts - first, rd->attinfo, rd->known,
-							 tupdesc, false, end);
+	if (likely(rd->known_all) && stored_natts == first + ntail)
+		slim_tail_bucket_map(&p, encoding, first, map_ntail, rd->attinfo,
+							 rd->known, tupdesc, false, end);
 	else
-		slim_tail_bucket_map(&p, slim_tail_header_encoding(header), first,
-							 stored_natts - first, rd->attinfo, rd->known,
-							 tupdesc, true, end);
+		slim_tail_bucket_map(&p, encoding, first,
+							 Min(map_ntail, stored_natts - first),
+							 rd->attinfo, rd->known, tupdesc, true, end);
 
 	/* past the map: each group of fixed-length values, then the varlenas */
 	off = p - tp;

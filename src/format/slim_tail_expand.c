@@ -145,7 +145,9 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *p;
-	uint32		header;
+	SlimTailEncoding encoding;
+	int			ntail;
+	int			map_ntail;
 	int			stored_natts;
 	int			k;
 
@@ -155,8 +157,8 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 	x->prefix_natts = first;
 	x->prefix_end = slim_prefix_end(td, tupdesc);
 	p = x->tp + x->prefix_end;
-	header = slim_varint_get(&p);
-	stored_natts = first + (int) (header >> 2);
+	encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
+	stored_natts = first + ntail;
 	if (stored_natts > tupdesc->natts)
 		return false;
 	if (tupdesc->constr != NULL && tupdesc->constr->missing != NULL)
@@ -166,8 +168,7 @@ slim_tail_expansion(HeapTupleHeader td, TupleDesc tupdesc,
 				return false;
 	}
 
-	x->n = slim_read_map(&p, slim_tail_header_encoding(header), first,
-						 stored_natts - first, x->attnum);
+	x->n = slim_read_map(&p, encoding, first, map_ntail, x->attnum);
 	slim_tail_expansion_layout(td, attinfo, p, tupdesc->natts, x);
 	return true;
 }
@@ -287,7 +288,9 @@ slim_tail_facts(HeapTupleHeader td, TupleDesc tupdesc, char *out,
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *p;
-	uint32		header;
+	SlimTailEncoding encoding;
+	int			ntail;
+	int			map_ntail;
 	int16		positions[MaxTupleAttributeNumber];
 	int			n;
 	int			k;
@@ -295,9 +298,8 @@ slim_tail_facts(HeapTupleHeader td, TupleDesc tupdesc, char *out,
 
 	*prefix_end = slim_prefix_end(td, tupdesc);
 	p = (const char *) td + td->t_hoff + *prefix_end;
-	header = slim_varint_get(&p);
-	n = slim_read_map(&p, slim_tail_header_encoding(header), first,
-					  (int) (header >> 2), positions);
+	encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
+	n = slim_read_map(&p, encoding, first, map_ntail, positions);
 	for (k = 0; k < n; k++)
 	{
 		Form_pg_attribute att = TupleDescAttr(tupdesc, positions[k]);
@@ -381,7 +383,9 @@ slim_tail_expand_by_facts(HeapTupleHeader td, uint32 prefix_end,
 	SlimAttInfo *attinfo;
 	const char *p;
 	const char *fp = facts;
-	uint32		header;
+	SlimTailEncoding encoding;
+	int			ntail;
+	int			map_ntail;
 	int			stored_natts;
 	HeapTupleHeader dst;
 	int			k;
@@ -390,12 +394,11 @@ slim_tail_expand_by_facts(HeapTupleHeader td, uint32 prefix_end,
 	x.prefix_natts = HeapTupleHeaderGetNatts(td);
 	x.prefix_end = prefix_end;
 	p = x.tp + prefix_end;
-	header = slim_varint_get(&p);
-	stored_natts = x.prefix_natts + (int) (header >> 2);
+	encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
+	stored_natts = x.prefix_natts + ntail;
 	if (stored_natts > MaxTupleAttributeNumber)
 		elog(ERROR, "slimheap: a tail row of %d attributes", stored_natts);
-	x.n = slim_read_map(&p, slim_tail_header_encoding(header), x.prefix_natts,
-						stored_natts - x.prefix_natts, x.attnum);
+	x.n = slim_read_map(&p, encoding, x.prefix_natts, map_ntail, x.attnum);
 
 	attinfo = palloc(stored_natts * sizeof(SlimAttInfo));
 	for (k = 0; k < x.n; k++)

@@ -18,9 +18,11 @@
 
 #include "access/htup_details.h"
 #include "access/sysattr.h"
+#include "access/tupdesc_details.h"
 #include "access/tupmacs.h"
 #include "port/pg_bitutils.h"
 
+#include "slim_layout.h"
 #include "slim_tail.h"
 
 /* the alignment of each fixed-length group of tail values */
@@ -121,11 +123,12 @@ slim_tail_positions(HeapTupleHeader td, TupleDesc tupdesc, int16 *positions)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *p = (char *) td + td->t_hoff + slim_prefix_end(td, tupdesc);
-	uint32		header = slim_varint_get(&p);
-	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
+	int			ntail;
+	int			map_ntail;
+	SlimTailEncoding encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
 
-	return slim_read_map(&p, slim_tail_header_encoding(header), first,
-						 stored_natts - first, positions);
+	return slim_read_map(&p, encoding, first,
+						 Min(map_ntail, tupdesc->natts - first), positions);
 }
 
 /*
@@ -137,9 +140,29 @@ slim_tail_natts(HeapTupleHeader td, TupleDesc tupdesc)
 {
 	int			first = HeapTupleHeaderGetNatts(td);
 	const char *p = (char *) td + td->t_hoff + slim_prefix_end(td, tupdesc);
-	uint32		header = slim_varint_get(&p);
+	int			ntail;
+	int			map_ntail;
 
-	return Min(first + (int) (header >> 2), tupdesc->natts);
+	(void) slim_tail_header_get(&p, &ntail, &map_ntail);
+	return Min(first + ntail, tupdesc->natts);
+}
+
+/*
+ * How many stored NULLs end the tail of tail row td (Z, 0 for a tail that
+ * ends with a value); *stored_natts is set as slim_tail_natts() answers.
+ */
+int
+slim_tail_trailing_nulls(HeapTupleHeader td, TupleDesc tupdesc,
+						 int *stored_natts)
+{
+	int			first = HeapTupleHeaderGetNatts(td);
+	const char *p = (char *) td + td->t_hoff + slim_prefix_end(td, tupdesc);
+	int			ntail;
+	int			map_ntail;
+
+	(void) slim_tail_header_get(&p, &ntail, &map_ntail);
+	*stored_natts = Min(first + ntail, tupdesc->natts);
+	return ntail - map_ntail;
 }
 
 /*
@@ -156,19 +179,22 @@ slim_deform_tail(HeapTupleHeader td, TupleDesc tupdesc, uint32 prefix_end,
 	int			first = HeapTupleHeaderGetNatts(td);
 	char	   *tp = (char *) td + td->t_hoff;
 	const char *p = tp + prefix_end;
-	uint32		header = slim_varint_get(&p);
-	int			stored_natts = Min(first + (int) (header >> 2), tupdesc->natts);
-	int			ntail = stored_natts - first;	/* bounds every array below */
+	int			ntail;
+	int			map_ntail;
+	SlimTailEncoding encoding = slim_tail_header_get(&p, &ntail, &map_ntail);
+	int			stored_natts = Min(first + ntail, tupdesc->natts);
 	int16		positions[MaxTupleAttributeNumber];
 	int16		ordered[MaxTupleAttributeNumber];
 	int			n;
 	uint32		off;
 	int			k;
 
+	/* the stored NULLs that end a tail are in this range too */
 	memset(isnull + first, true, stored_natts - first);
 	memset(values + first, 0, (stored_natts - first) * sizeof(Datum));
-	n = slim_read_map(&p, slim_tail_header_encoding(header), first, ntail,
-					  positions);
+	/* the map's count bounds every array below */
+	n = slim_read_map(&p, encoding, first,
+					  Min(map_ntail, stored_natts - first), positions);
 	slim_order_values(tupdesc, positions, n, ordered);
 	off = p - tp;
 
@@ -207,15 +233,18 @@ slim_deform_tuple(HeapTuple tuple, TupleDesc tupdesc, Datum *values,
 /*
  * Whether heap's reading of row td (its prefix, the rest NULL or missing)
  * differs from the row in an attribute of attrs (as pull_varattnos offsets
- * them): a value stored in its tail.  A whole-row reference reads every
- * attribute, and a tail always ends with a value.  Reads the tail's map,
- * no value.
+ * them): a value stored in its tail, or a NULL stored in its tail of a
+ * column with a fast default, which heap reads as that default
+ * (docs/fast-defaults.md, "the one rule").  A whole-row reference reads
+ * every attribute.  Reads the tail's map, no value.
  */
 bool
 slim_tail_hides(HeapTupleHeader td, TupleDesc tupdesc, const Bitmapset *attrs,
 				bool whole_row)
 {
 	int16		positions[MaxTupleAttributeNumber];
+	int			first;
+	int			stored_natts;
 	int			n;
 	int			i;
 
@@ -223,6 +252,20 @@ slim_tail_hides(HeapTupleHeader td, TupleDesc tupdesc, const Bitmapset *attrs,
 		return false;
 	if (whole_row)
 		return true;
+	first = HeapTupleHeaderGetNatts(td);
+	stored_natts = slim_tail_natts(td, tupdesc);
+	if (slim_missing_floor_upto(tupdesc, stored_natts) > first)
+	{
+		i = -1;
+		while ((i = bms_next_member(attrs, i)) >= 0)
+		{
+			int			a = i + FirstLowInvalidHeapAttributeNumber - 1;
+
+			if (a >= first && a < stored_natts &&
+				tupdesc->constr->missing[a].am_present)
+				return true;
+		}
+	}
 	n = slim_tail_positions(td, tupdesc, positions);
 	for (i = 0; i < n; i++)
 	{

@@ -322,6 +322,7 @@ verify_tail(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 	SlimTailInfo info;
 	const char *problem;
 	int			nvalues = 0;
+	int			map_last;
 	int			i;
 
 	/* heap's readers would take the tail for bytes past the row's data */
@@ -360,12 +361,15 @@ verify_tail(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 		if (!st->isnull[i])
 			st->positions[nvalues++] = (int16) i;
 	}
-	if (st->isnull[info.stored_natts - 1] || nvalues != info.nvalues)
+	/* the last the map covers is set; the stored NULLs after it are NULL */
+	map_last = info.stored_natts - info.trailing_nulls - 1;
+	if ((map_last >= natts && st->isnull[map_last]) ||
+		nvalues != info.nvalues)
 	{
 		slim_verify_report(st, "NULL map of the compressed tail (%s) gives %d values for attributes %d..%d, the last %s, but the tail declares %d",
 					  slim_tail_encoding_name(info.encoding), nvalues,
-					  natts + 1, info.stored_natts,
-					  st->isnull[info.stored_natts - 1] ? "NULL" : "set",
+					  natts + 1, map_last + 1,
+					  map_last >= natts && st->isnull[map_last] ? "NULL" : "set",
 					  info.nvalues);
 		return false;
 	}
@@ -389,9 +393,10 @@ verify_tail(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen, int natts,
 /*
  * Invariant C4 of a sound tail row: it is shorter on the page than its
  * truncate form.  That form stores exactly the tail row's attributes
- * (stored_natts, whose last one is set: C1 puts every fast default the
- * former had to honour in the prefix), so it is formed here from the row's
- * own values, with the attributes past them NULL as stored, and no floor.
+ * (stored_natts: through its last value, or through the stored NULLs that
+ * end it, which the truncate form keeps with a bitmap), so it is formed
+ * here from the row's own values, with the attributes past them NULL as
+ * stored, and stored_natts as its floor.
  * Returns false after reporting a problem.
  */
 static bool
@@ -412,7 +417,8 @@ verify_tail_shorter(SlimVerifyState *st, HeapTupleHeader tup, Size tuplen,
 		st->isnull[i] = true;
 
 	truncated = slim_form_tuple(st->tupdesc, st->values, st->isnull,
-								SLIM_NULL_BITMAP_TRUNCATE, 0, st->relnatts);
+								SLIM_NULL_BITMAP_TRUNCATE, stored_natts,
+								st->relnatts);
 	truncate_len = truncated->t_len;
 	heap_freetuple(truncated);
 

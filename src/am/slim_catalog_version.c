@@ -1,0 +1,99 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_catalog_version.c
+ *	  What the installed extension's version lets this library write.
+ *
+ * A compress row may end its tail with stored NULLs (the NULLs of columns
+ * with a fast default, docs/fast-defaults.md) from extension version 1.3
+ * on.  Libraries of 1.2 and earlier would misread such a row, so the
+ * library writes it only once the database's catalog says 1.3 or later:
+ * `ALTER EXTENSION slimheap UPDATE` is the user's consent, given after the
+ * library is upgraded on every server that reads the data (a standby
+ * replays the rows, a logical decoder expands them).  Until then the rows
+ * keep every fast-default column in their prefix, as 1.2 wrote them.
+ *
+ * The version is read when a relation's facts are computed
+ * (slim_relinfo.c), so a backend that computed them before the update
+ * writes the older form until its next invalidation: the older form is
+ * always read right.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_catalog_version.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_extension.h"
+#include "commands/extension.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/rel.h"
+
+#include "slimheap.h"
+
+/* the versions whose library does not read a tail that ends with NULLs */
+static const char *const slim_versions_without_trailing_nulls[] = {
+	"1.0", "1.1", "1.2"
+};
+
+/* the installed version of extension extoid, palloc'd, or NULL */
+static char *
+slim_extension_version(Oid extoid)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		datum = heap_getattr(tuple, Anum_pg_extension_extversion,
+										 RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			version = text_to_cstring(DatumGetTextPP(datum));
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+/*
+ * Whether rows written now may end a compressed tail with stored NULLs:
+ * the catalog's slimheap is 1.3 or later.
+ */
+bool
+slim_tail_may_end_with_nulls(void)
+{
+	Oid			extoid = get_extension_oid("slimheap", true);
+	char	   *version;
+	bool		allowed = true;
+	int			i;
+
+	if (!OidIsValid(extoid))
+		return false;
+	version = slim_extension_version(extoid);
+	if (version == NULL)
+		return false;
+	for (i = 0; i < lengthof(slim_versions_without_trailing_nulls); i++)
+	{
+		if (strcmp(version, slim_versions_without_trailing_nulls[i]) == 0)
+			allowed = false;
+	}
+	pfree(version);
+	return allowed;
+}
