@@ -1,0 +1,167 @@
+--
+-- Fast defaults and compressed tails (docs/fast-defaults.md): rows written
+-- after ALTER TABLE ... ADD COLUMN ... DEFAULT store the column (invariant
+-- T1) in their tail when no index reads it, its NULL included (at the
+-- tail's end, as stored NULLs), so their prefix stays short.  Rows stored
+-- before the column was added read its default.  Every step runs on a heap
+-- table (fd_h) and its compress twin (fd_c) and must read the same: scans
+-- with rows of both ages alternating, copies into another table, an index
+-- created later on the column (which must index the stored NULLs as NULL,
+-- not as the default), UPDATEs through every transition of it, VACUUM FULL
+-- and CLUSTER.
+--
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS slimheap;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+RESET client_min_messages;
+
+CREATE SCHEMA fast_default;
+SET search_path = fast_default, public;
+
+-- fd_h (heap) and fd_c (compress): id, c1 .. c200 int4, fillfactor 70 so
+-- that UPDATEs may stay on their page (HOT) where the indexes allow it
+SELECT format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING %s WITH (fillfactor = 70%s)',
+			  t, string_agg(format('c%s int4', i), ', ' ORDER BY i), am, opt)
+FROM generate_series(1, 200) i,
+	 (VALUES ('fd_h', 'heap', ''),
+			 ('fd_c', 'slimheap', ', slimheap.null_bitmap = compress')) v(t, am, opt)
+GROUP BY t, am, opt \gexec
+
+CREATE FUNCTION both_(stmt text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE replace(stmt, '@T', 'fd_h');
+	EXECUTE replace(stmt, '@T', 'fd_c');
+END $$;
+
+-- rows one twin returns for query q (@T: the table) and the other not
+CREATE FUNCTION differ(q text DEFAULT 'TABLE @T') RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE n bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM ((%1$s EXCEPT ALL %2$s) UNION ALL (%2$s EXCEPT ALL %1$s)) d',
+				   replace(q, '@T', 'fd_h'), replace(q, '@T', 'fd_c')) INTO n;
+	RETURN n;
+END $$;
+
+-- the prefix length (natts) and tail flag of every live row of fd_c
+CREATE FUNCTION stored(OUT id int, OUT natts int, OUT tail bool)
+RETURNS SETOF record LANGUAGE sql AS $$
+	SELECT t.id, p.t_infomask2 & 2047, (p.t_infomask2 & 2048) <> 0
+	FROM fd_c t JOIN (SELECT format('(%s,%s)', b, i.lp)::tid AS tid, i.*
+					  FROM generate_series(0::bigint, pg_relation_size('fd_c') / 8192 - 1) b,
+						   LATERAL heap_page_items(get_raw_page('fd_c', b::int)) i
+					  WHERE i.lp_flags = 1) p ON p.tid = t.ctid
+$$;
+
+-- old rows (ids 1 .. 400), then the column; the even ones are deleted
+-- and their room given back, so that the new rows (even ids) fill it and a
+-- scan meets rows of both ages in turn
+SELECT both_('INSERT INTO @T (id, c20, c150) SELECT g, g, CASE WHEN g % 3 = 0 THEN g END
+			  FROM generate_series(1, 400) g');
+SELECT both_('ALTER TABLE @T ADD COLUMN d int DEFAULT 42');
+SELECT both_('ALTER TABLE @T ADD COLUMN e text DEFAULT ''e''');
+SELECT both_('DELETE FROM @T WHERE id % 2 = 0');
+VACUUM fd_h;
+VACUUM fd_c;
+SELECT both_('INSERT INTO @T (id, c20, c150, d, e) SELECT g, g,
+				  CASE WHEN g % 3 = 0 THEN g END,
+				  CASE g % 4 WHEN 0 THEN NULL WHEN 2 THEN g END,
+				  CASE WHEN g % 8 = 0 THEN NULL ELSE ''x'' || g END
+			  FROM generate_series(2, 400, 2) g');
+SELECT count(DISTINCT (ctid::text::point)[0]) = count(DISTINCT (ctid::text::point)[0]) FILTER (WHERE id % 2 = 0)
+	AS new_rows_on_every_page FROM fd_c;
+-- a row with nothing past the free prefix but NULLs of d and e
+SELECT both_('INSERT INTO @T (id, c1, d, e) VALUES (1000, 1, NULL, NULL)');
+
+-- the feature: new rows keep the free prefix (c1 .. c7 and id), with d and
+-- e in their tails; old rows read the defaults, new ones what they store
+SELECT id % 2 = 0 AS new_row, natts, tail, count(*) FROM stored() GROUP BY 1, 2, 3 ORDER BY 1, 2, 3;
+SELECT differ() AS rows_differ;
+SELECT count(*) FILTER (WHERE d = 42) AS d_default, count(*) FILTER (WHERE d IS NULL) AS d_null,
+	   count(*) FILTER (WHERE e = 'e') AS e_default, count(*) FILTER (WHERE e IS NULL) AS e_null
+FROM fd_c;
+SELECT count(*) AS problems FROM slimheap.verify('fd_c');
+
+-- where rows go: a sort, a CTE, a table with fast defaults of its own, a
+-- whole-row value, COPY out
+CREATE TABLE sink (id int, d int, e text);
+ALTER TABLE sink ADD COLUMN f int DEFAULT 9;
+WITH s AS (SELECT id, d, e FROM fd_c ORDER BY d NULLS FIRST, e, id)
+INSERT INTO sink (id, d, e) SELECT * FROM s;
+SELECT count(*) AS sink_differ FROM ((SELECT id, d, e FROM sink EXCEPT ALL SELECT id, d, e FROM fd_h)
+	UNION ALL (SELECT id, d, e FROM fd_h EXCEPT ALL SELECT id, d, e FROM sink)) x;
+SELECT count(*) FILTER (WHERE f = 9) = count(*) AS sink_reads_its_own_default FROM sink;
+SELECT differ('SELECT t::text FROM @T t') AS whole_rows_differ;
+COPY (SELECT * FROM fd_c ORDER BY id) TO STDOUT WITH (FORMAT csv) \g /dev/null
+SELECT md5(string_agg(t::text, ',' ORDER BY id)) = (SELECT md5(string_agg(h::text, ',' ORDER BY id)) FROM fd_h h)
+	AS copies_equal FROM fd_c t;
+
+-- an index created now on d: the rows whose tail stores d NULL read the
+-- default to heap's readers, so the build re-lays (or moves) them with d
+-- in their prefix; amcheck's heapallindexed checks every entry
+SELECT both_('CREATE INDEX @T_d ON @T (d)');
+SELECT bt_index_check('fd_c_d', true);
+SELECT count(*) AS new_rows_hiding_d FROM stored() s JOIN fd_c t USING (id)
+WHERE s.tail AND s.natts < 202 AND t.id % 2 = 0;
+SET enable_seqscan = off;
+SELECT differ('SELECT id FROM @T WHERE d IS NULL') AS null_d_by_index,
+	   differ('SELECT id FROM @T WHERE d = 42') AS default_d_by_index;
+RESET enable_seqscan;
+
+-- every transition of the indexed d: NULL -> 42 (the default's value),
+-- 42 -> NULL, a value -> another; HOT where the page has room
+SELECT both_('UPDATE @T SET d = 42 WHERE d IS NULL AND id % 3 = 0');
+SELECT both_('UPDATE @T SET d = NULL WHERE d = 42 AND id % 5 = 0');
+SELECT both_('UPDATE @T SET d = d + 1 WHERE d <> 42 AND id % 7 = 0');
+SELECT both_('UPDATE @T SET c150 = -id WHERE id % 11 = 0');
+SELECT bt_index_check('fd_c_d', true);
+SET enable_seqscan = off;
+SELECT differ('SELECT id, d FROM @T WHERE d IS NULL') AS null_d_by_index,
+	   differ('SELECT id, d FROM @T WHERE d = 42') AS default_d_by_index,
+	   differ('SELECT id, d FROM @T WHERE d > 42') AS other_d_by_index;
+RESET enable_seqscan;
+SELECT differ() AS rows_differ;
+
+-- an expression index on e built CONCURRENTLY, then a unique index on e,
+-- created after rows store e NULL in their tails
+CREATE INDEX CONCURRENTLY fd_h_le ON fd_h (lower(e));
+CREATE INDEX CONCURRENTLY fd_c_le ON fd_c (lower(e));
+SELECT bt_index_check('fd_c_le', true);
+SET enable_seqscan = off;
+SELECT differ('SELECT id FROM @T WHERE lower(e) IS NULL') AS null_e_by_index,
+	   differ('SELECT id FROM @T WHERE lower(e) = ''e''') AS default_e_by_index;
+RESET enable_seqscan;
+SELECT both_('UPDATE @T SET e = ''u'' || id WHERE e IS NOT NULL');
+SELECT both_('CREATE UNIQUE INDEX @T_e ON @T (e)');
+SELECT bt_index_check('fd_c_e', true);
+SET enable_seqscan = off;
+SELECT differ('SELECT id FROM @T WHERE e IS NULL') AS null_e_by_index;
+RESET enable_seqscan;
+
+-- rewrites: VACUUM FULL clears the defaults after rebuilding the indexes;
+-- CLUSTER sorts by heap's reading of d
+VACUUM FULL fd_h;
+VACUUM FULL fd_c;
+SELECT bt_index_check('fd_c_d', true), bt_index_check('fd_c_e', true);
+SELECT differ() AS rows_differ;
+SELECT both_('CLUSTER @T USING @T_d');
+SELECT bt_index_check('fd_c_d', true);
+SELECT differ() AS rows_differ,
+	   (SELECT count(*) FROM slimheap.verify('fd_c')) AS problems;
+
+-- size: rows inserted after ADD COLUMN ... DEFAULT take no more than a
+-- fresh load of the same rows into a table made with its final columns
+DO $$
+BEGIN
+	EXECUTE format('CREATE TABLE sz_late (id int, %s) USING slimheap WITH (slimheap.null_bitmap = compress)',
+				   (SELECT string_agg(format('c%s int4', i), ', ' ORDER BY i) FROM generate_series(1, 300) i));
+	EXECUTE 'CREATE TABLE sz_fresh (LIKE sz_late) USING slimheap WITH (slimheap.null_bitmap = compress)';
+END $$;
+ALTER TABLE sz_late ADD COLUMN d int DEFAULT 42;
+ALTER TABLE sz_fresh ADD COLUMN d int;
+ALTER TABLE sz_fresh ALTER COLUMN d SET DEFAULT 42;
+INSERT INTO sz_late (id, c10, c50, c100, c200, c290, d)
+SELECT g, g, g, g, g, g, CASE WHEN g % 10 = 0 THEN NULL ELSE 42 END FROM generate_series(1, 5000) g;
+INSERT INTO sz_fresh SELECT * FROM sz_late;
+SELECT round((SELECT live_bytes::numeric / live_rows FROM slimheap.stats('sz_late')) /
+			 (SELECT live_bytes::numeric / live_rows FROM slimheap.stats('sz_fresh')), 3) AS late_vs_fresh;
