@@ -13,8 +13,9 @@ MODULE_big = slimheap
 OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 
 EXTENSION = slimheap
-DATA = slimheap--1.0.sql slimheap--1.1.sql slimheap--1.2.sql slimheap--1.3.sql \
-	slimheap--1.0--1.1.sql slimheap--1.1--1.2.sql slimheap--1.2--1.3.sql
+DATA = slimheap--1.0.sql slimheap--1.1.sql slimheap--1.2.sql slimheap--1.3.sql slimheap--1.4.sql \
+	slimheap--1.0--1.1.sql slimheap--1.1--1.2.sql slimheap--1.2--1.3.sql \
+	slimheap--1.3--1.4.sql
 PGFILEDESC = "slimheap - heap with truncated NULL bitmaps"
 
 PG_CPPFLAGS = -I$(srcdir)/include

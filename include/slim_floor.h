@@ -30,31 +30,41 @@
 typedef struct SlimFloor
 {
 	int			base;			/* attributes every row keeps in its prefix */
+	bool		ends_null;		/* a tail may end with stored NULLs */
 	int			nneed;			/* Need attributes past base */
 	int16		need[FLEXIBLE_ARRAY_MEMBER];	/* their numbers, descending */
 } SlimFloor;
 
 /* slim_floor.c */
-extern const SlimFloor *slim_floor_intern(int base, const int16 *need,
-										  int nneed);
+extern const SlimFloor *slim_floor_intern(int base, bool ends_null,
+										  const int16 *need, int nneed);
 extern int	slim_floor_stored(const SlimFloor *floor, HeapTupleHeader td,
 							  TupleDesc tupdesc);
 
 /*
- * The prefix floor of a row with these NULL flags: the last Need attribute
- * past base that holds a value, else base.
+ * The prefix floor of a row with these NULL flags that stores at least
+ * missing_floor attributes (T1): the last Need attribute past base that
+ * holds a value, else base; and missing_floor where a tail may not end
+ * with stored NULLs (ends_null false: an extension catalog older than 1.4,
+ * whose library would misread them, docs/fast-defaults.md).
  */
 static inline int
-slim_floor_row(const SlimFloor *floor, const bool *isnull)
+slim_floor_row(const SlimFloor *floor, const bool *isnull, int missing_floor)
 {
+	int			row_floor = floor->base;
 	int			i;
 
 	for (i = 0; i < floor->nneed; i++)
 	{
 		if (!isnull[floor->need[i] - 1])
-			return floor->need[i];
+		{
+			row_floor = floor->need[i];
+			break;
+		}
 	}
-	return floor->base;
+	if (!floor->ends_null && missing_floor > row_floor)
+		return missing_floor;
+	return row_floor;
 }
 
 #endif							/* SLIM_FLOOR_H */

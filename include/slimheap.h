@@ -67,6 +67,14 @@ typedef struct SlimRelInfo
 
 	/* every attribute in the prefix: natts, no Need past it */
 	const SlimFloor *no_tail_floor;
+
+	/*
+	 * A rewrite's transient table (not pg_repack's copy): its rows need
+	 * store only missing_floor attributes, whatever descriptor the slot
+	 * that hands them over has (the old table's, whose defaults the
+	 * rewrite clears: docs/fast-defaults.md, revision 3, 6).
+	 */
+	bool		rewrite_target;
 } SlimRelInfo;
 
 /* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */

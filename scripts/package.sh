@@ -87,7 +87,7 @@ check_dist()
 	v=${tarball#slimheap-}
 	v=${v%.tar.gz}
 	list=$(tar -tzf "$ROOT/$tarball") || { say "cannot read $tarball"; return 1; }
-	for f in META.json LICENSE slimheap.control slimheap--1.0.sql slimheap--1.1.sql slimheap--1.2.sql slimheap--1.3.sql slimheap--1.0--1.1.sql slimheap--1.1--1.2.sql slimheap--1.2--1.3.sql debian/control Makefile; do
+	for f in META.json LICENSE slimheap.control slimheap--1.0.sql slimheap--1.1.sql slimheap--1.2.sql slimheap--1.3.sql slimheap--1.4.sql slimheap--1.0--1.1.sql slimheap--1.1--1.2.sql slimheap--1.2--1.3.sql slimheap--1.3--1.4.sql debian/control Makefile; do
 		grep -qx "slimheap-$v/$f" <<<"$list" ||
 			{ say "$tarball has no slimheap-$v/$f"; return 1; }
 	done

@@ -191,7 +191,7 @@ is($node->safe_psql('hs_upd',
 	q{SELECT reloptions::text FROM pg_class WHERE oid = 'hs_legacy'::regclass::oid}),
 	'{slimheap.null_bitmap=truncate}', 'and stored the mode of the table that had none');
 is($node->safe_psql('hs_upd', q{SELECT extversion FROM pg_extension WHERE extname = 'slimheap'}),
-	'1.3', 'ALTER EXTENSION UPDATE reaches 1.3');
+	'1.4', 'ALTER EXTENSION UPDATE reaches 1.4');
 my $updated = $node->safe_psql('hs_upd', $config_sql);
 is($updated, $node->safe_psql('hs_new', $config_sql),
 	'the updated functions carry what a new install gives them');
@@ -235,8 +235,8 @@ is(planted_calls('hs_new'), '', 'and nothing planted ran');
 # types with pg_catalog: no bare comparison operator outside comments and
 # strings in the newest script and the update scripts
 my $root = $ENV{TESTDIR} // '.';
-foreach my $file ('slimheap--1.3.sql', 'slimheap--1.0--1.1.sql', 'slimheap--1.1--1.2.sql',
-	'slimheap--1.2--1.3.sql')
+foreach my $file ('slimheap--1.4.sql', 'slimheap--1.0--1.1.sql', 'slimheap--1.1--1.2.sql',
+	'slimheap--1.2--1.3.sql', 'slimheap--1.3--1.4.sql')
 {
 	my $script = slurp_file("$root/$file");
 	$script =~ s/--[^\n]*//g;

@@ -2,11 +2,12 @@
 #
 # Fast defaults and compressed tails (docs/fast-defaults.md), where only a
 # cluster shows it:
-#   - the catalog's version decides the form: under an extension of 1.2
-#     (whose library would misread a tail that ends with stored NULLs) rows
-#     written after ADD COLUMN ... DEFAULT keep every column up to it in
-#     their prefix, as 1.2 wrote them; after ALTER EXTENSION slimheap
-#     UPDATE a new session writes the short prefix;
+#   - the catalog's version decides the form: under an extension of 1.3
+#     (whose library refuses a tail that ends with stored NULLs, and 1.2's
+#     would misread it) rows written after ADD COLUMN ... DEFAULT keep
+#     every column up to it in their prefix, as 1.3 wrote them, also after
+#     an update rolled back; after ALTER EXTENSION slimheap UPDATE every
+#     session, one that wrote before it too, writes the short prefix;
 #   - logical decoding (test_decoding) decodes the new rows, whose tails
 #     end with stored NULLs, exactly as it decodes their heap twin's;
 #   - a streaming standby replays them and reads the primary's rows;
@@ -61,7 +62,7 @@ $standby->start;
 
 # 1. the catalog's version decides the form
 $node->safe_psql('postgres', 'CREATE DATABASE legacy');
-$node->safe_psql('legacy', "CREATE EXTENSION slimheap VERSION '1.2'; CREATE EXTENSION pageinspect");
+$node->safe_psql('legacy', "CREATE EXTENSION slimheap VERSION '1.3'; CREATE EXTENSION pageinspect");
 $node->safe_psql('legacy', qq{
 CREATE TABLE t (id int, $defs) USING slimheap WITH (slimheap.null_bitmap = compress);
 CREATE TABLE tw (id int, $defs) USING heap;
@@ -70,13 +71,47 @@ ALTER TABLE tw ADD COLUMN d int DEFAULT 42;
 INSERT INTO t (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 42 END FROM generate_series(1, 100) g;
 INSERT INTO tw SELECT * FROM t;});
 is(prefixes($node, 'legacy', 't', '1 AND 100'), '202:100',
-	'under a 1.2 catalog the rows keep every column up to d in their prefix');
-$node->safe_psql('legacy', 'ALTER EXTENSION slimheap UPDATE');
+	'under a 1.3 catalog the rows keep every column up to d in their prefix');
+
+# a rewrite (ADD COLUMN with a volatile default) under the 1.3 catalog
 $node->safe_psql('legacy', qq{
-INSERT INTO t (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 42 END FROM generate_series(101, 200) g;
+CREATE TABLE r (id int, $defs) USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE TABLE rw (id int, $defs) USING heap;
+ALTER TABLE r ADD COLUMN d int DEFAULT 42;
+ALTER TABLE rw ADD COLUMN d int DEFAULT 42;
+INSERT INTO r (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 7 END FROM generate_series(1, 100) g;
+INSERT INTO rw SELECT * FROM r;
+ALTER TABLE r ADD COLUMN v int DEFAULT (random() * 0)::int;
+ALTER TABLE rw ADD COLUMN v int DEFAULT (random() * 0)::int;});
+is(rows_of($node, 'legacy', 'r'), rows_of($node, 'legacy', 'rw'),
+	'a rewrite under the 1.3 catalog: the rows read as the twin\'s');
+is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('r')"), '0',
+	'and verify() is clean');
+
+# an update rolled back leaves this session writing the old form
+$node->safe_psql('legacy', qq{
+INSERT INTO t (id, c150) VALUES (101, 101);
+BEGIN;
+ALTER EXTENSION slimheap UPDATE;
+INSERT INTO t (id, c150, d) VALUES (102, 102, NULL);
+ROLLBACK;
+INSERT INTO t (id, c150, d) SELECT g, g, NULL FROM generate_series(103, 110) g;
 INSERT INTO tw SELECT * FROM t WHERE id > 100;});
-is(prefixes($node, 'legacy', 't', '101 AND 200'), '8:100',
-	'after ALTER EXTENSION UPDATE new rows keep the free prefix, d in their tails');
+is(prefixes($node, 'legacy', 't', '101 AND 110'), '202:9',
+	'after an update rolled back the session writes the old form');
+
+# a session that cached the old answer takes the committed update's
+my $other = $node->background_psql('legacy');
+$other->query_safe('INSERT INTO t (id, c150) VALUES (111, 111)');
+$node->safe_psql('legacy', 'ALTER EXTENSION slimheap UPDATE');
+is($node->safe_psql('legacy', "SELECT extversion FROM pg_extension WHERE extname = 'slimheap'"),
+	'1.4', 'the update reaches 1.4');
+$other->query_safe(
+	'INSERT INTO t (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 42 END FROM generate_series(112, 200) g');
+$other->quit;
+$node->safe_psql('legacy', 'INSERT INTO tw SELECT * FROM t WHERE id > 110');
+is(prefixes($node, 'legacy', 't', '112 AND 200'), '8:89',
+	'after ALTER EXTENSION UPDATE new rows keep the free prefix, d in their tails, in every session');
 is(rows_of($node, 'legacy', 't'), rows_of($node, 'legacy', 'tw'), 'the rows read as the twin\'s');
 is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('t')"), '0', 'verify() is clean');
 
@@ -102,6 +137,9 @@ UPDATE $rel SET c20 = -c20 WHERE id % 7 = 0;
 DELETE FROM $rel WHERE id % 11 = 0;});
 }
 my $upto = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+# a rewrite of the rows whose tails end with stored NULLs
+$node->safe_psql('postgres', 'ALTER TABLE t ADD COLUMN v int DEFAULT (random() * 0)::int');
+$node->safe_psql('postgres', 'ALTER TABLE tw ADD COLUMN v int DEFAULT (random() * 0)::int');
 like(prefixes($node, 'postgres', 't', '51 AND 250'), qr/^8:\d+/,
 	'the new rows keep the free prefix');
 my $twin = decoded($node, 'tw', $from, $upto);

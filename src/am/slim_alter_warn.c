@@ -8,7 +8,7 @@
  * stored before it read the default from the catalog for the column they
  * do not store.  So every row written afterwards must store the column
  * (invariant T1: a row that left it out would read the default, not its
- * NULL).  From extension version 1.3 on a compressed tail stores it (a
+ * NULL).  From extension version 1.4 on a compressed tail stores it (a
  * NULL of it at the tail's end), unless an index reads the column: heap's
  * readers of indexed columns see only the prefix, so then every column up
  * to it stays in every row's standard prefix and no row gets a tail before
@@ -102,13 +102,17 @@ slim_alter_warn_after(Oid relid, int prefix_base)
 	if (now > prefix_base && now > SLIM_FREE_PREFIX_NATTS &&
 		now > slim_get_relinfo(rel)->options.prefix_columns &&
 		slim_missing_floor_upto(RelationGetDescr(rel), now) == now)
+	{
+		bool		ends_null = slim_tail_may_end_with_nulls();
+
 		ereport(WARNING,
 				(errmsg("rows written to table \"%s\" from now on keep every column up to \"%s\" in their standard prefix",
 						RelationGetRelationName(rel),
 						NameStr(TupleDescAttr(RelationGetDescr(rel), now - 1)->attname)),
 				 errdetail("Rows stored before the column was added read its default from the catalog, so every later row stores it, and no row keeps a compressed tail before it while an index reads it%s.",
-						   slim_tail_may_end_with_nulls() ? "" :
-						   " (or while the extension is older than 1.3: ALTER EXTENSION slimheap UPDATE)"),
+						   ends_null ? "" :
+						   " (or while the extension is older than 1.4: ALTER EXTENSION slimheap UPDATE)"),
 				 errhint("VACUUM FULL (or pg_repack) stores the default in every row and clears it from the catalog: rows written after that keep their tails.")));
+	}
 	relation_close(rel, NoLock);
 }

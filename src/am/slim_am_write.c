@@ -57,7 +57,8 @@ slim_prepare_row_with(Relation rel, const SlimRelInfo *info,
 	return slim_form_tuple(slot->tts_tupleDescriptor, slot->tts_values,
 						   slot->tts_isnull, info->options.null_bitmap,
 						   info->missing_floor,
-						   slim_floor_row(info->prefix_floor, slot->tts_isnull));
+						   slim_floor_row(info->prefix_floor, slot->tts_isnull,
+										  info->missing_floor));
 }
 
 /* rel's facts with every attribute in the prefix (no tail), in *local */

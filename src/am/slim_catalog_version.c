@@ -4,18 +4,19 @@
  *	  What the installed extension's version lets this library write.
  *
  * A compress row may end its tail with stored NULLs (the NULLs of columns
- * with a fast default, docs/fast-defaults.md) from extension version 1.3
- * on.  Libraries of 1.2 and earlier would misread such a row, so the
- * library writes it only once the database's catalog says 1.3 or later:
- * `ALTER EXTENSION slimheap UPDATE` is the user's consent, given after the
- * library is upgraded on every server that reads the data (a standby
- * replays the rows, a logical decoder expands them).  Until then the rows
- * keep every fast-default column in their prefix, as 1.2 wrote them.
+ * with a fast default, docs/fast-defaults.md) from extension version 1.4
+ * on.  Libraries of 1.2 and earlier would misread such a row and 1.3's
+ * refuses it, so the library writes it only once the database's catalog
+ * says 1.4: `ALTER EXTENSION slimheap UPDATE` is the user's consent, given
+ * after the library is upgraded on every server that reads the data (a
+ * standby replays the rows, a logical decoder expands them).  Until then
+ * the rows keep every fast-default column in their prefix, as 1.3 wrote
+ * them.  A version this library does not know counts as an older one.
  *
  * The version is read when a relation's facts are computed
- * (slim_relinfo.c), so a backend that computed them before the update
- * writes the older form until its next invalidation: the older form is
- * always read right.
+ * (slim_relinfo.c); the update script makes every backend compute them
+ * again (slimheap_forget_cached_facts()), and a backend that has not done
+ * so yet writes the older form, which 1.4 reads.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -32,16 +33,20 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
+#include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/inval.h"
 #include "utils/rel.h"
 
 #include "slimheap.h"
 
-/* the versions whose library does not read a tail that ends with NULLs */
-static const char *const slim_versions_without_trailing_nulls[] = {
-	"1.0", "1.1", "1.2"
+/* the catalog versions under which a tail may end with stored NULLs */
+static const char *const slim_versions_with_trailing_nulls[] = {
+	"1.4"
 };
+
+PG_FUNCTION_INFO_V1(slimheap_forget_cached_facts);
 
 /* the installed version of extension extoid, palloc'd, or NULL */
 static char *
@@ -74,14 +79,14 @@ slim_extension_version(Oid extoid)
 
 /*
  * Whether rows written now may end a compressed tail with stored NULLs:
- * the catalog's slimheap is 1.3 or later.
+ * the catalog's slimheap is 1.4.
  */
 bool
 slim_tail_may_end_with_nulls(void)
 {
 	Oid			extoid = get_extension_oid("slimheap", true);
 	char	   *version;
-	bool		allowed = true;
+	bool		allowed = false;
 	int			i;
 
 	if (!OidIsValid(extoid))
@@ -89,11 +94,24 @@ slim_tail_may_end_with_nulls(void)
 	version = slim_extension_version(extoid);
 	if (version == NULL)
 		return false;
-	for (i = 0; i < lengthof(slim_versions_without_trailing_nulls); i++)
+	for (i = 0; i < lengthof(slim_versions_with_trailing_nulls); i++)
 	{
-		if (strcmp(version, slim_versions_without_trailing_nulls[i]) == 0)
-			allowed = false;
+		if (strcmp(version, slim_versions_with_trailing_nulls[i]) == 0)
+			allowed = true;
 	}
 	pfree(version);
 	return allowed;
+}
+
+/*
+ * The 1.3--1.4 update script's call: every backend's cached facts of every
+ * relation go at the end of this transaction (this backend's at once, and
+ * again should the transaction roll back), so that each reads the
+ * catalog's version anew.
+ */
+Datum
+slimheap_forget_cached_facts(PG_FUNCTION_ARGS)
+{
+	CacheInvalidateRelcacheAll();
+	PG_RETURN_VOID();
 }

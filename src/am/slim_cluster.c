@@ -131,7 +131,8 @@ slim_rewrite_row(SlimRewrite *rw, HeapTuple old_tuple)
 	slim_rows_formed++;
 	new_tuple = slim_form_tuple(new_desc, rw->values, rw->isnull, rw->mode,
 								rw->missing_floor,
-								slim_floor_row(rw->prefix_floor, rw->isnull));
+								slim_floor_row(rw->prefix_floor, rw->isnull,
+												rw->missing_floor));
 	rewrite_heap_tuple(rw->rwstate, old_tuple, new_tuple);
 	heap_freetuple(new_tuple);
 }

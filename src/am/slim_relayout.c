@@ -202,7 +202,8 @@ slim_relayout_form(SlimRelayoutPass *rp, Page page, OffsetNumber offnum,
 		rp->isnull[i] = true;
 	formed = slim_form_tuple(rp->desc, rp->values, rp->isnull, rp->mode,
 							 Min(rp->missing_floor, stored_natts),
-							 slim_floor_row(rp->prefix_floor, rp->isnull));
+							 slim_floor_row(rp->prefix_floor, rp->isnull,
+											Min(rp->missing_floor, stored_natts)));
 	/* compact: only a row that takes less room on the page */
 	if (rp->shrink && MAXALIGN(formed->t_len) >= MAXALIGN(tuple.t_len))
 		return NULL;

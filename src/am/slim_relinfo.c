@@ -214,7 +214,7 @@ slim_need_missing_floor(Relation rel, Relation source, const Bitmapset *attrs)
 /*
  * Invariant C1, rule R of docs/row-floor.md: the prefix floor of rel's
  * compress rows.  Every row keeps its first attributes up to the fast
- * defaults that an index reads (the others' NULLs a tail stores, from 1.3
+ * defaults that an index reads (the others' NULLs a tail stores, from 1.4
  * on), slimheap.prefix_columns and the free ones (the floor's base),
  * and past them each attribute an index reads (the replica identity's
  * among them) in which it holds a value; no row may have a tail (base
@@ -234,19 +234,21 @@ slim_compress_prefix_floor(Relation rel, Relation source,
 	int16	   *need;
 	int			nneed;
 	int			base;
+	bool		ends_null;
 	const SlimFloor *floor;
 
 	if (decoded ||
 		rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL ||
 		(source != NULL &&
 		 source->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
-		return slim_floor_intern(natts, NULL, 0);
+		return slim_floor_intern(natts, false, NULL, 0);
 
 	attrs = bms_union(slim_index_attr_bitmap(rel), building);
 	if (source != NULL)
 		attrs = bms_join(attrs, slim_index_attr_bitmap(source));
 	/* a tail may store the NULLs of the other fast-default columns */
-	base = slim_tail_may_end_with_nulls() ?
+	ends_null = slim_tail_may_end_with_nulls();
+	base = ends_null ?
 		slim_need_missing_floor(rel, source, attrs) : missing_floor;
 	base = Max(base, opts->prefix_columns);
 	base = Max(base, SLIM_FREE_PREFIX_NATTS);
@@ -256,7 +258,7 @@ slim_compress_prefix_floor(Relation rel, Relation source,
 
 	need = palloc((bms_num_members(attrs) + 1) * sizeof(int16));
 	nneed = slim_need_attnums(attrs, need, 0);
-	floor = slim_floor_intern(base, need, nneed);
+	floor = slim_floor_intern(base, ends_null, need, nneed);
 	pfree(need);
 	bms_free(attrs);
 	return floor;
@@ -379,7 +381,8 @@ slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 		local.missing_floor = Max(local.missing_floor,
 							  slim_rewrite_floor(source, rel, &local.options));
 	local.no_tail_floor = slim_floor_intern(RelationGetDescr(rel)->natts,
-											NULL, 0);
+											false, NULL, 0);
+	local.rewrite_target = source != NULL && !keeps_missing;
 	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
 		/* an index being built here, or about to be built anywhere */

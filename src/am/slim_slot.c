@@ -64,7 +64,8 @@ slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 	slim_rows_formed++;
 	return slim_form_tuple(desc, values, isnull, mode, sslot->missing_floor,
 						   mode == SLIM_NULL_BITMAP_COMPRESS ?
-						   slim_floor_row(sslot->prefix_floor, isnull) :
+						   slim_floor_row(sslot->prefix_floor, isnull,
+										  sslot->missing_floor) :
 						   desc->natts);
 }
 
@@ -453,7 +454,8 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 	TupleDesc	desc = slot->tts_tupleDescriptor;
 	HeapTuple	tuple = SLIM_TUPLE(sslot);
 	SlimNullBitmap mode = info->options.null_bitmap;
-	int			missing_floor = Max(info->missing_floor, sslot->missing_floor);
+	int			missing_floor = info->rewrite_target ? info->missing_floor :
+		Max(info->missing_floor, sslot->missing_floor);
 	HeapTuple	fitted;
 	MemoryContext oldcxt;
 
@@ -478,7 +480,8 @@ slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
 		fitted = slim_form_tuple(desc, slot->tts_values, slot->tts_isnull,
 								 mode, missing_floor,
 								 slim_floor_row(info->prefix_floor,
-												slot->tts_isnull));
+												slot->tts_isnull,
+												missing_floor));
 	}
 	else
 	{

@@ -48,7 +48,7 @@ slim_int16_desc(const void *a, const void *b)
  * allowed; those at or below base are left out).
  */
 const SlimFloor *
-slim_floor_intern(int base, const int16 *need, int nneed)
+slim_floor_intern(int base, bool ends_null, const int16 *need, int nneed)
 {
 	int16	   *sorted = palloc((nneed + 1) * sizeof(int16));
 	int			n = 0;
@@ -77,7 +77,7 @@ slim_floor_intern(int base, const int16 *need, int nneed)
 
 	size = offsetof(SlimFloor, need) + n * sizeof(int16);
 	hash = hash_bytes((const unsigned char *) sorted, n * sizeof(int16)) ^
-		hash_uint32((uint32) base);
+		hash_uint32((uint32) base * 2 + ends_null);
 
 	if (slim_floors == NULL)
 	{
@@ -95,7 +95,8 @@ slim_floor_intern(int base, const int16 *need, int nneed)
 	foreach(lc, bucket->floors)
 	{
 		floor = (SlimFloor *) lfirst(lc);
-		if (floor->base == base && floor->nneed == n &&
+		if (floor->base == base && floor->ends_null == ends_null &&
+			floor->nneed == n &&
 			memcmp(floor->need, sorted, n * sizeof(int16)) == 0)
 		{
 			pfree(sorted);
@@ -105,6 +106,7 @@ slim_floor_intern(int base, const int16 *need, int nneed)
 
 	floor = MemoryContextAlloc(TopMemoryContext, size);
 	floor->base = base;
+	floor->ends_null = ends_null;
 	floor->nneed = n;
 	memcpy(floor->need, sorted, n * sizeof(int16));
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);

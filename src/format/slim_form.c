@@ -147,6 +147,9 @@ slim_form_is_current(HeapTuple tuple, TupleDesc tupdesc,
 		return false;
 	prefix_floor = mode == SLIM_NULL_BITMAP_COMPRESS ?
 		slim_floor_stored(floor, td, tupdesc) : tupdesc->natts;
+	/* as slim_floor_row() gives it where a tail may not end with NULLs */
+	if (mode == SLIM_NULL_BITMAP_COMPRESS && !floor->ends_null)
+		prefix_floor = Max(prefix_floor, missing_floor);
 
 	/*
 	 * Both formers look at the row's length in heap's form, with a bitmap

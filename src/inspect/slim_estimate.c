@@ -201,7 +201,8 @@ slim_estimate_row(SlimEstimate *est, HeapTupleHeader td, Size stored_len,
 
 		formed = slim_form_tuple(desc, est->values, est->isnull,
 								 slim_estimate_modes[i].mode, est->missing_floor,
-								 slim_floor_row(est->prefix_floor, est->isnull));
+								 slim_floor_row(est->prefix_floor, est->isnull,
+												est->missing_floor));
 		len = formed->t_len;
 
 		/*

@@ -143,7 +143,8 @@ slim_relayable_saved(SlimStatsScan *scan, Size len, Datum *values,
 		isnull[i] = true;
 	formed = slim_form_tuple(desc, values, isnull, scan->mode,
 							 Min(scan->missing_floor, stored_natts),
-							 slim_floor_row(scan->prefix_floor, isnull));
+							 slim_floor_row(scan->prefix_floor, isnull,
+											Min(scan->missing_floor, stored_natts)));
 	/* compact re-lays a row that takes less room on the page */
 	saved = MAXALIGN(formed->t_len) < MAXALIGN(len) ?
 		(int64) len - (int64) formed->t_len : 0;

@@ -1,0 +1,20 @@
+/* slimheap--1.3--1.4.sql */
+
+-- complain if script is sourced in psql, rather than via ALTER EXTENSION
+\echo Use "ALTER EXTENSION slimheap UPDATE TO '1.4'" to load this file. \quit
+
+-- 1.4: a compressed tail may end with stored NULLs, so a column added with
+-- ADD COLUMN ... DEFAULT no longer keeps every later row's prefix through
+-- it (docs/fast-defaults.md).  The library writes that form only once the
+-- catalog says 1.4: libraries of 1.2 and earlier would misread it, 1.3's
+-- refuses it.  Update the library on every server that reads the data
+-- (standbys, logical decoders) before running this.
+--
+-- Each backend reads the catalog's version when it computes a table's
+-- cached facts; make every backend compute them again at its next use
+-- (and this one, should this transaction roll back).
+CREATE FUNCTION @extschema@.forget_cached_facts() RETURNS void
+AS 'MODULE_PATHNAME', 'slimheap_forget_cached_facts'
+LANGUAGE C STRICT;
+SELECT @extschema@.forget_cached_facts();
+DROP FUNCTION @extschema@.forget_cached_facts();
