@@ -35,8 +35,9 @@ typedef struct SlimTupleTableSlot
 
 	/*
 	 * The form the owned tuple was given: mode and floors (its missing
-	 * floor, never below the descriptor's missing_floor; natts for a row
-	 * that stores every attribute), or formed_missing_floor -1 when unknown
+	 * floor, never below the descriptor's missing_floor but for a rewrite's
+	 * transient table, slim_slot_fit(); natts for a row that stores every
+	 * attribute), or formed_missing_floor -1 when unknown
 	 * (a copy of a stored row).  Lets the write path skip a second look at
 	 * a row formed for it.
 	 */

@@ -73,7 +73,9 @@ INSERT INTO tw SELECT * FROM t;});
 is(prefixes($node, 'legacy', 't', '1 AND 100'), '202:100',
 	'under a 1.3 catalog the rows keep every column up to d in their prefix');
 
-# a rewrite (ADD COLUMN with a volatile default) under the 1.3 catalog
+# a rewrite (ADD COLUMN with a volatile default) under the 1.3 catalog: the
+# transient table stores no run of NULLs through the old table's fast
+# default (a row with d NULL ends with its last value, c150, attribute 151)
 $node->safe_psql('legacy', qq{
 CREATE TABLE r (id int, $defs) USING slimheap WITH (slimheap.null_bitmap = compress);
 CREATE TABLE rw (id int, $defs) USING heap;
@@ -81,36 +83,56 @@ ALTER TABLE r ADD COLUMN d int DEFAULT 42;
 ALTER TABLE rw ADD COLUMN d int DEFAULT 42;
 INSERT INTO r (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 7 END FROM generate_series(1, 100) g;
 INSERT INTO rw SELECT * FROM r;
-ALTER TABLE r ADD COLUMN v int DEFAULT (random() * 0)::int;
-ALTER TABLE rw ADD COLUMN v int DEFAULT (random() * 0)::int;});
+ALTER TABLE r ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END);
+ALTER TABLE rw ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END);});
 is(rows_of($node, 'legacy', 'r'), rows_of($node, 'legacy', 'rw'),
 	'a rewrite under the 1.3 catalog: the rows read as the twin\'s');
+is($node->safe_psql('legacy', qq{
+SELECT string_agg(DISTINCT i.stored_natts::text, ',') FROM r
+JOIN slimheap.page_items('r', 0) i ON format('(0,%s)', i.lp)::tid = r.ctid WHERE r.d IS NULL}),
+	'151', 'the rewritten rows with d NULL store up to their last value');
 is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('r')"), '0',
 	'and verify() is clean');
 
-# an update rolled back leaves this session writing the old form
-$node->safe_psql('legacy', qq{
-INSERT INTO t (id, c150) VALUES (101, 101);
+# the update counts once committed: rows written in its transaction, and
+# after a rollback to a savepoint or of the whole transaction, take the
+# old form
+is($node->safe_psql('legacy', qq{
 BEGIN;
 ALTER EXTENSION slimheap UPDATE;
-INSERT INTO t (id, c150, d) VALUES (102, 102, NULL);
-ROLLBACK;
-INSERT INTO t (id, c150, d) SELECT g, g, NULL FROM generate_series(103, 110) g;
+INSERT INTO t (id, c150, d) VALUES (101, 101, NULL);
+SELECT i.natts FROM t JOIN (@{[ page_items_sql('t') ]}) i ON i.tid = t.ctid WHERE t.id = 101;
+ROLLBACK;}), '202', 'a row written in the update\'s own transaction takes the old form');
+$node->safe_psql('legacy', qq{
+BEGIN;
+INSERT INTO t (id, c150) VALUES (102, 102);
+SAVEPOINT s;
+ALTER EXTENSION slimheap UPDATE;
+INSERT INTO t (id, c150, d) VALUES (103, 103, NULL);
+ROLLBACK TO s;
+INSERT INTO t (id, c150, d) SELECT g, g, NULL FROM generate_series(104, 110) g;
+COMMIT;
 INSERT INTO tw SELECT * FROM t WHERE id > 100;});
-is(prefixes($node, 'legacy', 't', '101 AND 110'), '202:9',
-	'after an update rolled back the session writes the old form');
+is(prefixes($node, 'legacy', 't', '101 AND 110'), '202:8',
+	'after a rollback to a savepoint the session writes the old form');
 
-# a session that cached the old answer takes the committed update's
+# a session that cached the old answer takes the committed update's, and
+# so does the session that ran it
 my $other = $node->background_psql('legacy');
-$other->query_safe('INSERT INTO t (id, c150) VALUES (111, 111)');
-$node->safe_psql('legacy', 'ALTER EXTENSION slimheap UPDATE');
+$other->query_safe('INSERT INTO t (id, c150) VALUES (112, 112)');
+is($node->safe_psql('legacy', qq{
+INSERT INTO t (id, c150) VALUES (111, 111);
+ALTER EXTENSION slimheap UPDATE;
+INSERT INTO t (id, c150, d) VALUES (201, 201, NULL);
+SELECT i.natts FROM t JOIN (@{[ page_items_sql('t') ]}) i ON i.tid = t.ctid WHERE t.id = 201;}),
+	'8', 'the session that ran the update writes the new form after its commit');
 is($node->safe_psql('legacy', "SELECT extversion FROM pg_extension WHERE extname = 'slimheap'"),
 	'1.4', 'the update reaches 1.4');
 $other->query_safe(
-	'INSERT INTO t (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 42 END FROM generate_series(112, 200) g');
+	'INSERT INTO t (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 42 END FROM generate_series(113, 200) g');
 $other->quit;
 $node->safe_psql('legacy', 'INSERT INTO tw SELECT * FROM t WHERE id > 110');
-is(prefixes($node, 'legacy', 't', '112 AND 200'), '8:89',
+is(prefixes($node, 'legacy', 't', '113 AND 200'), '8:88',
 	'after ALTER EXTENSION UPDATE new rows keep the free prefix, d in their tails, in every session');
 is(rows_of($node, 'legacy', 't'), rows_of($node, 'legacy', 'tw'), 'the rows read as the twin\'s');
 is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('t')"), '0', 'verify() is clean');
@@ -137,9 +159,6 @@ UPDATE $rel SET c20 = -c20 WHERE id % 7 = 0;
 DELETE FROM $rel WHERE id % 11 = 0;});
 }
 my $upto = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
-# a rewrite of the rows whose tails end with stored NULLs
-$node->safe_psql('postgres', 'ALTER TABLE t ADD COLUMN v int DEFAULT (random() * 0)::int');
-$node->safe_psql('postgres', 'ALTER TABLE tw ADD COLUMN v int DEFAULT (random() * 0)::int');
 like(prefixes($node, 'postgres', 't', '51 AND 250'), qr/^8:\d+/,
 	'the new rows keep the free prefix');
 my $twin = decoded($node, 'tw', $from, $upto);
@@ -157,5 +176,13 @@ $node->start;
 is(rows_of($node, 'postgres', 't'), $before, 'crash recovery gives the same rows');
 is($node->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('t')"), '0',
 	'verify() is clean after recovery');
+
+# a rewrite of the rows whose tails end with stored NULLs
+$node->safe_psql('postgres', 'ALTER TABLE t ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END)');
+$node->safe_psql('postgres', 'ALTER TABLE tw ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END)');
+is(rows_of($node, 'postgres', 't'), rows_of($node, 'postgres', 'tw'),
+	'after a rewrite the rows read as the twin\'s');
+is($node->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('t')"), '0',
+	'and verify() is clean');
 
 done_testing();

@@ -14,9 +14,10 @@
  * them.  A version this library does not know counts as an older one.
  *
  * The version is read when a relation's facts are computed
- * (slim_relinfo.c); the update script makes every backend compute them
- * again (slimheap_forget_cached_facts()), and a backend that has not done
- * so yet writes the older form, which 1.4 reads.
+ * (slim_relinfo.c), and counts once committed; the update script makes
+ * every backend compute them again after its commit
+ * (slimheap_forget_cached_facts()), and a backend that has not done so
+ * yet writes the older form, which 1.4 reads.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -30,6 +31,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
@@ -63,7 +65,16 @@ slim_extension_version(Oid extoid)
 				F_OIDEQ, ObjectIdGetDatum(extoid));
 	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
 	tuple = systable_getnext(scan);
-	if (HeapTupleIsValid(tuple))
+	/*
+	 * A version this transaction wrote (ALTER EXTENSION UPDATE, or CREATE
+	 * EXTENSION) counts only once committed: facts computed before then
+	 * may outlive a rollback to a savepoint (RelationCacheInvalidate()
+	 * skips relations new in the transaction), so until the commit, whose
+	 * invalidation every backend and this one reads, rows take the form an
+	 * older catalog gives them.
+	 */
+	if (HeapTupleIsValid(tuple) &&
+		!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
 	{
 		bool		isnull;
 		Datum		datum = heap_getattr(tuple, Anum_pg_extension_extversion,

@@ -39,11 +39,12 @@
 #include "slimheap.h"
 
 /*
- * Table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL, SET ACCESS METHOD) write
- * into a transient relation that make_new_heap() names "pg_temp_<oid of the
- * table being rewritten>".  Returns that OID when rel is named so, else
- * InvalidOid.  Keying on the name costs nothing for ordinary tables; a user
- * table that happens to be named like that only keeps a few more NULLs.
+ * Table rewrites (ALTER TABLE, CLUSTER, VACUUM FULL, SET ACCESS METHOD,
+ * REFRESH MATERIALIZED VIEW) write into a transient relation that
+ * make_new_heap() names "pg_temp_<oid of the table being rewritten>" and
+ * whose pg_class.relrewrite is that OID.  Returns that OID when rel is such
+ * a relation, else InvalidOid: the name costs nothing to test for ordinary
+ * tables, and relrewrite tells a user's table of that name from one.
  */
 Oid
 slim_rewrite_source_oid(Relation rel)
@@ -55,7 +56,8 @@ slim_rewrite_source_oid(Relation rel)
 	if (strncmp(relname, "pg_temp_", 8) != 0)
 		return InvalidOid;
 	source = strtoul(relname + 8, &end, 10);
-	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX)
+	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX ||
+		rel->rd_rel->relrewrite != (Oid) source)
 		return InvalidOid;
 	return (Oid) source;
 }

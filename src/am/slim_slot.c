@@ -445,7 +445,10 @@ slim_slot_lend_stored(TupleTableSlot *slot, bool lend)
  * owned by the slot so that heap can write the header; return that tuple.
  * The row must also read back right through the slot's own descriptor,
  * which may be another table's (the scan slot of INSERT ... SELECT, handed
- * over as it is).
+ * over as it is): at least that descriptor's missing floor is stored.  Not
+ * for a rewrite's transient table (info->rewrite_target), whose slot has
+ * the old table's descriptor, whose defaults the rewrite clears, and which
+ * nothing reads the row through once it is stored.
  */
 HeapTuple
 slim_slot_fit(TupleTableSlot *slot, const SlimRelInfo *info)
