@@ -78,6 +78,18 @@ LANGUAGE sql AS $$
 	WHERE p.lp_flags = 1
 $$;
 
+-- The mean length of a live row of rel as stored (lp_len), over every
+-- page: what a row takes, without free space or dead rows (the life
+-- figures measure it after a VACUUM).
+CREATE FUNCTION bench_live_row_bytes(rel regclass) RETURNS float8
+LANGUAGE sql AS $$
+	SELECT avg(p.lp_len)::float8
+	FROM generate_series(0::bigint,
+						 pg_relation_size(rel) / current_setting('block_size')::int - 1) b,
+		 LATERAL heap_page_items(get_raw_page(rel::text, b::int)) p
+	WHERE p.lp_flags = 1 AND (p.t_xmax = '0'::xid OR (p.t_infomask & 2048) <> 0)
+$$;
+
 -- W1 and W8: 800 nullable int4 columns c1..c800.
 CREATE FUNCTION w1_coldefs() RETURNS text
 LANGUAGE sql IMMUTABLE AS $$ SELECT bench_list('c%s int4', 1, 800) $$;

@@ -600,7 +600,7 @@ w4_indexed_round() {
 		checkpoint
 		sizes W4 "$x" "$t" "$v" "$W4_ROWS"
 		scan W4 "$x" "$v" "count(c600)" "SELECT count($(col "$v" 600)) FROM $t"
-		k=$(val "SELECT id FROM $t WHERE $(col "$v" 600) IS NOT NULL ORDER BY id LIMIT 1")
+		k=$(val "SELECT coalesce(min(id), 0) FROM $t WHERE $(col "$v" 600) IS NOT NULL")
 		if [ "$v" = jsonb ]; then
 			scan W4 "$x" "$v" "lookup by c600" "SELECT count(*) FROM $t WHERE doc->>'c600' = (SELECT doc->>'c600' FROM $t WHERE id = $k)"
 			record W4 "$x" "UPDATE c600 (1% of rows)" ms "$v" "$(ms "UPDATE $t SET doc = jsonb_set(doc, '{c600}', to_jsonb(id::text)) WHERE id % 100 = 0")"
@@ -693,7 +693,77 @@ logical_wal() {
 		record W4 "" "WAL per row (wal_level = logical)" bytes "$v" "$(echo "$lsn $W4_ROWS" | awk '{printf "%.1f", $1 / $2}')"
 		record W4 "" "size (main fork; wal_level = logical)" MB "$v" "$(echo "$main" | awk '{printf "%.2f", $1 / 1048576}')"
 	done
+	life_w4 "$lport"
 	as_postgres "$PGBIN/pg_ctl" -D "$ldata" -m fast -w stop >/dev/null
+}
+
+# --- a year in the life of W4's table (#59) -------------------------------------
+# On the wal_level = logical server (change data capture on, as it often is):
+# W4's rows loaded (90%), an index on a middle column (c200), ADD COLUMN d
+# DEFAULT 42 and the last 10% of the rows (d NULL in a tenth of them),
+# UPDATEs of a quarter of the rows (c404) and of a tenth (c5 set NULL),
+# DELETE of 2%, VACUUM, VACUUM FULL, and pg_dump | psql into another
+# database.  After
+# each step: a live row's stored bytes (lp_len, after a VACUUM) against a
+# fresh load of the same rows into a table of the same columns, variant
+# and indexes; heap, compress and jsonb.  Sizes do not vary: measured once.
+life_w4() {
+	local lport=$1 v t s n9
+	local rdb=bench_life_restore
+	lq() { psql_db -p "$lport" -d bench -c "$1"; }
+	PGPORT=$lport create_db "$rdb"
+	psql_db -p "$lport" -d "$rdb" -c "CREATE EXTENSION pageinspect"
+	psql_db -p "$lport" -d "$rdb" -f "$BENCH/bench.sql" >/dev/null
+	lq "SELECT mixed_jsonb_source('w4_src_jsonb', 'w4_src')" >/dev/null
+	n9=$((W4_ROWS * 9 / 10))
+	# life_step STEP TABLE VARIANT [DB]: the figures after a step
+	life_step() {
+		local db=${4:-bench} f=life_fresh ratio bytes idx
+		idx=$([ "$3" = jsonb ] && echo "((doc->>'c200'))" || echo "(c200)")
+		psql_db -p "$lport" -d "$db" -c "VACUUM $2" \
+			-c "SELECT bench_create('$f', '$3', bench_coldefs_of('$2'))" \
+			-c "ALTER TABLE $f ADD PRIMARY KEY (id)" >/dev/null
+		[ "$1" != "load" ] && psql_db -p "$lport" -d "$db" -c "CREATE INDEX ON $f $idx"
+		psql_db -p "$lport" -d "$db" -c "INSERT INTO $f SELECT * FROM $2 ORDER BY id" -c "VACUUM $f"
+		IFS='|' read -r bytes ratio < <(psql_db -p "$lport" -d "$db" -c \
+			"SELECT round(bench_live_row_bytes('$2')::numeric, 1),
+					round((bench_live_row_bytes('$2') / bench_live_row_bytes('$f'))::numeric, 3)")
+		record LIFE "$1" "live row bytes" bytes "$3" "$bytes"
+		record LIFE "$1" "live row bytes / a fresh load's" ratio "$3" "$ratio"
+		psql_db -p "$lport" -d "$db" -c "DROP TABLE $f"
+	}
+	for v in heap compress jsonb; do
+		t=life_$v
+		s=w4_src
+		[ "$v" = jsonb ] && s=w4_src_jsonb
+		lq "SELECT bench_create('$t', '$v', bench_coldefs_of('$s'))" >/dev/null
+		lq "ALTER TABLE $t ADD PRIMARY KEY (id)"
+		lq "INSERT INTO $t SELECT * FROM $s WHERE id <= $n9"
+		life_step "load" "$t" "$v"
+		if [ "$v" = jsonb ]; then
+			lq "CREATE INDEX ON $t ((doc->>'c200'))"
+		else
+			lq "CREATE INDEX ON $t (c200)"
+		fi
+		life_step "index on c200" "$t" "$v"
+		lq "ALTER TABLE $t ADD COLUMN d int DEFAULT 42"
+		lq "INSERT INTO $t SELECT s.*, CASE WHEN s.id % 10 = 0 THEN NULL ELSE 42 END FROM $s s WHERE s.id > $n9"
+		life_step "ADD COLUMN d DEFAULT 42 then 10% more rows" "$t" "$v"
+		if [ "$v" = jsonb ]; then
+			lq "UPDATE $t SET doc = jsonb_set(doc, '{c404}', to_jsonb('v' || id)) WHERE id % 4 = 0"
+			lq "UPDATE $t SET doc = doc - 'c5' WHERE id % 10 = 1"
+		else
+			lq "UPDATE $t SET c404 = 'v' || id WHERE id % 4 = 0"
+			lq "UPDATE $t SET c5 = NULL WHERE id % 10 = 1"
+		fi
+		lq "DELETE FROM $t WHERE id % 50 = 0"
+		lq "VACUUM $t"
+		life_step "UPDATE 25% and DELETE 2% (logical WAL) then VACUUM" "$t" "$v"
+		lq "VACUUM FULL $t"
+		life_step "VACUUM FULL" "$t" "$v"
+		"$PGBIN/pg_dump" -p "$lport" -d bench -t "$t" | psql_db -p "$lport" -d "$rdb" >/dev/null
+		life_step "pg_dump into psql" "$t" "$v" "$rdb"
+	done
 }
 
 # --- W6: pgbench TPC-B --------------------------------------------------------
