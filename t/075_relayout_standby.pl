@@ -55,23 +55,17 @@ my ($ret, $stdout, $stderr) = $primary->psql('postgres', "CALL slimheap.adopt('t
 is($ret, 0, 'the heap table is adopted');
 $primary->wait_for_catchup($standby, 'replay');
 
-# on the standby: a reader whose scans end, and a cursor parked on page 0
+# on the standby: a reader whose scans end, and a cursor parked on page 0.
+# When replay's wait for its cleanup lock runs out, PostgreSQL cancels the
+# statements that hold a pin on that page at that instant: the parked
+# cursor's, and a scan of the reader's too if it is passing the page just
+# then (as heap's VACUUM replay would).  The reader's scans are top-level
+# statements, so such a cancel ends that scan only.
 my $reader = $standby->background_psql('postgres', on_error_stop => 0);
-$reader->query_until(
-	qr/reading/, q{
-\echo reading
-DO $$
-DECLARE
-  n int;
-BEGIN
-  FOR i IN 1 .. 60 LOOP
-    SELECT count(*) INTO n FROM t;
-    PERFORM pg_sleep(0.1);
-  END LOOP;
-  RAISE NOTICE 'reader done';
-END $$;
-\echo read
-});
+$reader->query_until(qr/reading/,
+	"\\echo reading\n"
+	  . join('', map { "SELECT count(*) FROM t;\nSELECT pg_sleep(0.1);\n" } 1 .. 60)
+	  . "\\echo read\n");
 my $parked = $standby->background_psql('postgres', on_error_stop => 0);
 $parked->query_safe('BEGIN; DECLARE c CURSOR FOR SELECT id FROM t');
 is($parked->query_safe('FETCH 1 FROM c'), '1', 'a cursor is parked on the first page');
@@ -87,11 +81,15 @@ my $took = time() - $start;
 cmp_ok($took, '>=', 2,
 	"replay waited for the parked cursor's pin ($took s with compact)");
 
-$reader->query_until(qr/read/, '');
-my ($reader_err) = $reader->{stderr};
+my $reader_out = $reader->query_until(qr/^read$/m, '');
+my $reader_err = $reader->{stderr} // '';
 $reader->quit;
-unlike($reader_err // '', qr/ERROR|FATAL/, 'the reader\'s scans ran without error');
-like($reader_err // '', qr/reader done/, 'to their end');
+# what is left once the cancels of a scan for a buffer pin are taken out
+(my $other_errors = $reader_err) =~
+  s/[^\n]*ERROR:  canceling statement due to conflict with recovery\n[^\n]*DETAIL:  User was holding shared buffer pin for too long\.\n//g;
+unlike($other_errors, qr/ERROR|FATAL/,
+	'the reader\'s scans ran without error, but a buffer pin conflict\'s');
+like($reader_out, qr/^read$/m, 'its session ran to its end');
 
 cmp_ok($standby->safe_psql('postgres', $conflicts_sql), '>', $conflicts_before,
 	'the parked cursor\'s session was ended for a buffer pin conflict');
