@@ -111,8 +111,12 @@ slim_compact_form_key(Relation rel)
 	const SlimFloor *floor = info->rewrite_prefix_floor;
 	uint32		key;
 
-	key = hash_bytes((const unsigned char *) floor,
-					 offsetof(SlimFloor, need) + floor->nneed * sizeof(int16));
+	/* field by field: the struct's padding is no part of the floor */
+	key = hash_bytes((const unsigned char *) floor->need,
+					 floor->nneed * sizeof(int16));
+	key = hash_combine(key, (uint32) floor->base);
+	key = hash_combine(key, (uint32) floor->ends_null);
+	key = hash_combine(key, (uint32) floor->nneed);
 	key = hash_combine(key, (uint32) info->options.null_bitmap);
 	key = hash_combine(key, (uint32) info->missing_floor);
 	return hash_combine(key, (uint32) RelationGetDescr(rel)->natts);

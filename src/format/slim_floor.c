@@ -104,7 +104,7 @@ slim_floor_intern(int base, bool ends_null, const int16 *need, int nneed)
 		}
 	}
 
-	floor = MemoryContextAlloc(TopMemoryContext, size);
+	floor = MemoryContextAllocZero(TopMemoryContext, size);
 	floor->base = base;
 	floor->ends_null = ends_null;
 	floor->nneed = n;
