@@ -595,7 +595,8 @@ CREATE INDEX CONCURRENTLY gi_c90_cic ON gi_c (c90);
 CREATE INDEX CONCURRENTLY gi_h90_cic ON gi_h (c90);
 REINDEX INDEX CONCURRENTLY gi_c90_cic;
 SELECT indexrelid::regclass AS index, indisvalid, indisready
-FROM pg_index WHERE indrelid = 'gi_c'::regclass ORDER BY 1::text;
+FROM pg_index WHERE indrelid = 'gi_c'::regclass
+ORDER BY indexrelid::regclass::text COLLATE "C";
 SELECT hidden('gi_c', 50) AS c50_hidden, hidden('gi_c', 77) AS c77_hidden,
 	   hidden('gi_c', 90) AS c90_hidden;
 -- rows whose indexed columns are NULL keep their tails after c7; the
