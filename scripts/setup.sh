@@ -64,13 +64,19 @@ export DEBIAN_FRONTEND=noninteractive
 # wait for a dpkg lock held by someone else instead of failing at once
 APT_OPTS=(-o DPkg::Lock::Timeout=600 -q)
 
-apt-get "${APT_OPTS[@]}" update </dev/null
-
+# apt's own output goes to a log: a user of `make demo` came to see sizes
+LOG=${SLIMHEAP_SETUP_LOG:-/tmp/slimheap-setup.log}
 install=("${PACKAGES[@]}")
 command -v gcc >/dev/null || install+=(gcc)
-apt-get "${APT_OPTS[@]}" install -y \
-	-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
-	"${install[@]}" </dev/null
+echo "setup: apt-get update and install ${install[*]} (output in $LOG)"
+if ! { apt-get "${APT_OPTS[@]}" update &&
+	apt-get "${APT_OPTS[@]}" install -y \
+		-o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold \
+		"${install[@]}"; } </dev/null >"$LOG" 2>&1; then
+	echo "setup: apt-get failed; the last lines of $LOG:" >&2
+	tail -n 20 "$LOG" >&2
+	exit 1
+fi
 
 reasons=$(missing_reasons)
 if [ -n "$reasons" ]; then
