@@ -182,3 +182,103 @@ SELECT live_bytes <= :before_bytes AS never_grows,
 			 (SELECT live_bytes::numeric / live_rows FROM slimheap.stats('sz_fresh')), 3) AS vf_vs_fresh
 FROM slimheap.stats('sz_late');
 SELECT count(*) FILTER (WHERE d = 42) AS d_default, count(*) FILTER (WHERE d IS NULL) AS d_null FROM sz_late;
+
+-- more places rows with stored NULLs of fast-default columns go: rows read
+-- by parallel workers and sent to the leader, and the rows triggers get
+-- (NEW, OLD, transition tables), each written to a table with a fast
+-- default of its own, against a heap twin.  pw_h and pw_c keep their
+-- defaults (no rewrite follows), so their new rows keep the tail form.
+SELECT format('CREATE TABLE %I (id int PRIMARY KEY, %s) USING %s%s',
+			  t, string_agg(format('c%s int4', i), ', ' ORDER BY i), am, opt)
+FROM generate_series(1, 100) i,
+	 (VALUES ('pw_h', 'heap', ''),
+			 ('pw_c', 'slimheap', ' WITH (slimheap.null_bitmap = compress)')) v(t, am, opt)
+GROUP BY t, am, opt ORDER BY t \gexec
+CREATE FUNCTION pw_both(stmt text) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	EXECUTE replace(stmt, '@T', 'pw_h');
+	EXECUTE replace(stmt, '@T', 'pw_c');
+END $$;
+SELECT pw_both('INSERT INTO @T (id, c20, c90) SELECT g, g, g FROM generate_series(1, 300) g');
+SELECT pw_both('ALTER TABLE @T ADD COLUMN d int DEFAULT 42');
+SELECT pw_both('ALTER TABLE @T ADD COLUMN e text DEFAULT ''e''');
+SELECT pw_both('INSERT INTO @T (id, c20, d, e) SELECT g, g,
+				   CASE WHEN g % 3 = 0 THEN NULL ELSE g END,
+				   CASE WHEN g % 4 = 0 THEN NULL ELSE ''x'' END
+				FROM generate_series(301, 3000) g');
+SELECT count(*) FILTER (WHERE (p.t_infomask2 & 2048) <> 0) > 2000 AS new_rows_have_tails
+FROM generate_series(0::bigint, pg_relation_size('pw_c') / 8192 - 1) b,
+	 LATERAL heap_page_items(get_raw_page('pw_c', b::int)) p
+WHERE p.lp_flags = 1;
+
+-- parallel workers: a CREATE TABLE AS whose scan runs under a Gather
+CREATE FUNCTION plan_has(q text, node text) RETURNS bool LANGUAGE plpgsql AS $$
+DECLARE p text;
+BEGIN
+	EXECUTE 'EXPLAIN (COSTS OFF, FORMAT JSON) ' || q INTO p;
+	RETURN p LIKE '%"Node Type": "' || node || '"%';
+END $$;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+SELECT plan_has('CREATE TABLE pws_c AS SELECT id, c20, d, e FROM pw_c WHERE c20 > 0', 'Gather')
+	AS parallel_plan;
+CREATE TABLE pws_h AS SELECT id, c20, d, e FROM pw_h WHERE c20 > 0;
+CREATE TABLE pws_c AS SELECT id, c20, d, e FROM pw_c WHERE c20 > 0;
+SELECT count(*) FILTER (WHERE d IS NULL) AS d_null, count(*) FILTER (WHERE e IS NULL) AS e_null,
+	   sum(d) AS d_sum FROM pw_c;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET max_parallel_workers_per_gather;
+RESET parallel_leader_participation;
+ALTER TABLE pws_h ADD COLUMN f int DEFAULT 5;
+ALTER TABLE pws_c ADD COLUMN f int DEFAULT 5;
+SELECT count(*) AS gathered_rows_differ
+FROM ((TABLE pws_h EXCEPT ALL TABLE pws_c) UNION ALL (TABLE pws_c EXCEPT ALL TABLE pws_h)) x;
+SELECT count(*) FILTER (WHERE d IS NULL) AS gathered_d_null, count(*) AS gathered FROM pws_c;
+
+-- triggers: NEW and OLD of row triggers, and transition tables, logged
+-- into a table with a fast default of its own; an UPDATE that changes no
+-- value, then a DELETE
+CREATE TABLE pw_log (tab text, kind text, id int, d int, e text);
+ALTER TABLE pw_log ADD COLUMN g int DEFAULT 7;
+CREATE FUNCTION pw_row() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF TG_OP IN ('UPDATE', 'DELETE') THEN
+		INSERT INTO pw_log (tab, kind, id, d, e) VALUES (TG_TABLE_NAME, 'old', OLD.id, OLD.d, OLD.e);
+	END IF;
+	IF TG_OP = 'UPDATE' THEN
+		INSERT INTO pw_log (tab, kind, id, d, e) VALUES (TG_TABLE_NAME, 'new', NEW.id, NEW.d, NEW.e);
+		RETURN NEW;
+	END IF;
+	RETURN OLD;
+END $$;
+CREATE FUNCTION pw_stmt() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO pw_log (tab, kind, id, d, e) SELECT TG_TABLE_NAME, 'old table', id, d, e FROM o;
+	IF TG_OP = 'UPDATE' THEN
+		INSERT INTO pw_log (tab, kind, id, d, e) SELECT TG_TABLE_NAME, 'new table', id, d, e FROM n;
+	END IF;
+	RETURN NULL;
+END $$;
+SELECT pw_both('CREATE TRIGGER @T_row BEFORE UPDATE OR DELETE ON @T FOR EACH ROW EXECUTE FUNCTION pw_row()');
+SELECT pw_both('CREATE TRIGGER @T_upd AFTER UPDATE ON @T REFERENCING OLD TABLE AS o NEW TABLE AS n
+				FOR EACH STATEMENT EXECUTE FUNCTION pw_stmt()');
+SELECT pw_both('CREATE TRIGGER @T_del AFTER DELETE ON @T REFERENCING OLD TABLE AS o
+				FOR EACH STATEMENT EXECUTE FUNCTION pw_stmt()');
+SELECT pw_both('UPDATE @T SET c20 = c20 WHERE id % 7 = 0');
+SELECT pw_both('DELETE FROM @T WHERE id % 11 = 0');
+SELECT kind, count(*) AS logged,
+	   count(*) FILTER (WHERE d IS NULL) AS d_null, count(*) FILTER (WHERE e IS NULL) AS e_null
+FROM pw_log WHERE tab = 'pw_c' GROUP BY kind ORDER BY kind;
+SELECT count(*) AS logs_differ
+FROM ((SELECT kind, id, d, e, g FROM pw_log WHERE tab = 'pw_h'
+	   EXCEPT ALL SELECT kind, id, d, e, g FROM pw_log WHERE tab = 'pw_c')
+	  UNION ALL
+	  (SELECT kind, id, d, e, g FROM pw_log WHERE tab = 'pw_c'
+	   EXCEPT ALL SELECT kind, id, d, e, g FROM pw_log WHERE tab = 'pw_h')) x;
+SELECT count(*) AS rows_differ
+FROM ((TABLE pw_h EXCEPT ALL TABLE pw_c) UNION ALL (TABLE pw_c EXCEPT ALL TABLE pw_h)) x;
