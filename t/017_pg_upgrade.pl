@@ -5,7 +5,9 @@
 # rows below a fast default (T1), compress rows with tails and indexes built
 # after the load (rows moved), a full table, compress and truncate
 # partitions, a compress materialized view, a heap table adopted and
-# compacted, a compress table released back to heap, each with a heap twin.
+# compacted, a compress table released back to heap, compress rows whose
+# tails end with the stored NULLs of fast-default columns (1.4), each with a
+# heap twin.
 #
 # After the upgrade every table has its access method and options, its rows
 # (and the twin's), the same stored form for every line pointer (pg_upgrade
@@ -47,7 +49,8 @@ my @pairs = (
 	[ 'p_comp', 'hp' ],
 	[ 'mv_comp', 'h_comp' ],
 	[ 't_adopt', 'h_adopt' ],
-	[ 't_rel', 'h_rel' ],);
+	[ 't_rel', 'h_rel' ],
+	[ 't_cfd', 'h_cfd' ],);
 
 my $load = qq{
 CREATE EXTENSION slimheap;
@@ -106,6 +109,19 @@ CREATE TABLE t_rel (id int PRIMARY KEY, $wide)
 CREATE TABLE h_rel (id int PRIMARY KEY, $wide);
 INSERT INTO t_rel $wide_values;
 INSERT INTO h_rel $wide_values;
+
+-- compress rows written after ADD COLUMN ... DEFAULT: their tails end
+-- with the stored NULLs of d and e (extension 1.4's form)
+CREATE TABLE t_cfd (id int PRIMARY KEY, $wide)
+  USING slimheap WITH (slimheap.null_bitmap = compress);
+CREATE TABLE h_cfd (id int PRIMARY KEY, $wide);
+INSERT INTO t_cfd $wide_values;
+INSERT INTO h_cfd $wide_values;
+ALTER TABLE t_cfd ADD COLUMN d int DEFAULT 42, ADD COLUMN e text DEFAULT 'e';
+ALTER TABLE h_cfd ADD COLUMN d int DEFAULT 42, ADD COLUMN e text DEFAULT 'e';
+INSERT INTO t_cfd (id, w3, w90, d, e) SELECT i, i, i, CASE WHEN i % 2 = 0 THEN i END, NULL
+  FROM generate_series(1001, 1300) i;
+INSERT INTO h_cfd SELECT * FROM t_cfd WHERE id > 1000;
 };
 # each on its own: they commit
 my @calls = (
@@ -114,7 +130,7 @@ my @calls = (
 	"CALL slimheap.release('t_rel')");
 
 # the stored relations whose options and forms are compared
-my @stored = qw(t_trunc t_comp t_full p_comp_1 p_comp_2 mv_comp t_adopt);
+my @stored = qw(t_trunc t_comp t_full p_comp_1 p_comp_2 mv_comp t_adopt t_cfd);
 
 # what must survive: one line of text per query
 sub snapshot
@@ -147,6 +163,8 @@ SELECT md5(string_agg(format('%s/%s:%s:%s:%s', blk, lp, form, natts,
 		"SELECT a.amname || ' ' || coalesce(array_to_string(c.reloptions, ','), '') FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 't_rel'::regclass");
 	$snap{'fast default'} = $node->safe_psql('postgres',
 		'SELECT count(*) FROM t_trunc WHERE d = 42');
+	$snap{'stored NULLs of fast defaults'} = $node->safe_psql('postgres',
+		"SELECT count(*) FILTER (WHERE d IS NULL) || ' ' || count(*) FILTER (WHERE e IS NULL) || ' ' || (slimheap.stats('t_cfd')).tail_rows FROM t_cfd");
 	return %snap;
 }
 
@@ -176,8 +194,8 @@ SELECT count(*) FROM (
     JOIN pg_am a ON a.oid = c.relam
    WHERE a.amname = 'btree' AND i.indrelid IN
          (SELECT oid FROM pg_class WHERE relname ~ '^(t|p)_')) s}),
-		'6',
-		"$label: the six btree indexes of the slimheap tables (and the released one) pass bt_index_check(heapallindexed)");
+		'7',
+		"$label: the seven btree indexes of the slimheap tables (and the released one) pass bt_index_check(heapallindexed)");
 }
 
 # pg_upgrade from old's data directory into new's; returns whether it
@@ -268,6 +286,8 @@ sub upgrade
 	is($before{'released'}, 'heap ', "$label: the released table is heap");
 	ok($before{'tail rows'} > 100, "$label: the compress tables have tails ($before{'tail rows'} rows)");
 	is($before{'fast default'}, '300', "$label: 300 rows stored before the default read it");
+	like($before{'stored NULLs of fast defaults'}, qr/^150 300 [1-9]\d\d+$/,
+		"$label: rows after the defaults store their NULLs, with tails ($before{'stored NULLs of fast defaults'})");
 	check_tables($old, "$label, before");
 	$old->stop;
 
@@ -286,7 +306,7 @@ sub upgrade
 	# the same writes on both sides, tails and fast defaults included
 	foreach my $pair ([ 't_trunc', 'h_trunc' ], [ 't_comp', 'h_comp' ],
 		[ 't_full', 'h_full' ], [ 'p_comp', 'hp' ], [ 't_adopt', 'h_adopt' ],
-		[ 't_rel', 'h_rel' ])
+		[ 't_rel', 'h_rel' ], [ 't_cfd', 'h_cfd' ])
 	{
 		my ($slim, $heap) = @$pair;
 		foreach my $rel ($slim, $heap)
