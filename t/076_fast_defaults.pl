@@ -9,7 +9,8 @@
 #     an update rolled back; after ALTER EXTENSION slimheap UPDATE every
 #     session, one that wrote before it too, writes the short prefix;
 #   - logical decoding (test_decoding) decodes the new rows, whose tails
-#     end with stored NULLs, exactly as it decodes their heap twin's;
+#     end with stored NULLs, exactly as it decodes their heap twin's, and a
+#     pgoutput subscriber's heap table receives the twin's rows;
 #   - a streaming standby replays them and reads the primary's rows;
 #   - after an immediate stop, crash recovery gives the same rows.
 use strict;
@@ -148,6 +149,18 @@ ALTER TABLE t ADD COLUMN d int DEFAULT 42, ADD COLUMN e text DEFAULT 'e';
 ALTER TABLE tw ADD COLUMN d int DEFAULT 42, ADD COLUMN e text DEFAULT 'e';});
 $node->safe_psql('postgres',
 	"SELECT 'slot' FROM pg_create_logical_replication_slot('td', 'test_decoding')");
+# a pgoutput subscriber: a heap table with the same defaults and one of its
+# own, which a row decoded short would leave reading 42 and 'e' where the
+# row stores NULL
+$node->safe_psql('postgres', 'CREATE PUBLICATION pub FOR TABLE t');
+my $sub = PostgreSQL::Test::Cluster->new('subscriber');
+$sub->init;
+$sub->start;
+$sub->safe_psql('postgres', qq{
+CREATE TABLE t (id int PRIMARY KEY, $defs, d int DEFAULT 42, e text DEFAULT 'e');
+ALTER TABLE t ADD COLUMN f int DEFAULT 9;
+CREATE SUBSCRIPTION s CONNECTION '@{[ $node->connstr ]} dbname=postgres' PUBLICATION pub;});
+$sub->wait_for_subscription_sync($node, 's');
 my $from = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
 for my $rel (qw(t tw))
 {
@@ -165,6 +178,13 @@ my $twin = decoded($node, 'tw', $from, $upto);
 like($twin, qr/INSERT:.*d\[integer\]:null/, 'the twin decodes rows with d NULL');
 is(decoded($node, 't', $from, $upto), $twin, 'the compress table decodes what its heap twin decodes');
 is(rows_of($node, 'postgres', 't'), rows_of($node, 'postgres', 'tw'), 'the rows read as the twin\'s');
+$node->wait_for_catchup('s');
+my $shared = "SELECT count(*) || ':' || md5(string_agg(format('%s %s %s %s %s', id, c20, c190, d, e), ',' ORDER BY id)) FROM";
+is($sub->safe_psql('postgres', "$shared t"), $node->safe_psql('postgres', "$shared tw"),
+	'the pgoutput subscriber holds the heap twin\'s rows');
+is($sub->safe_psql('postgres', 'SELECT count(*) FILTER (WHERE d IS NULL) > 0 AND bool_and(f = 9) FROM t'),
+	't', 'with d NULL where it is, and its own default in f');
+$sub->safe_psql('postgres', 'DROP SUBSCRIPTION s');
 
 # 3. the standby, and crash recovery
 $node->wait_for_catchup($standby, 'replay');
