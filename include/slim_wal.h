@@ -41,7 +41,7 @@
 #include "utils/rel.h"
 
 /*
- * slimheap's custom WAL resource manager (README.md "WAL"): one ID for
+ * slimheap's custom WAL resource manager (docs/options.md "WAL"): one ID for
  * every record slimheap writes.  Custom IDs are 128-255; 128 is for
  * experiments.  It must be on the PostgreSQL wiki's list of custom WAL
  * resource managers before a release.

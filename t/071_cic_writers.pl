@@ -106,7 +106,7 @@ $_->quit for @writers;
 # A row the build stores again (no room on its page) is an UPDATE of the
 # same values: a writer whose snapshot is older and that updates it after
 # gets a serialization failure at REPEATABLE READ and SERIALIZABLE, where
-# the twin's does not (README, "Limits").  Nothing else may fail.
+# the twin's does not (docs/limits.md).  Nothing else may fail.
 is($node->safe_psql('postgres',
 		"SELECT count(*) FROM failures WHERE w IN (0, 3) OR sqlstate <> '40001'"),
 	'0', 'no READ COMMITTED write failed, and nothing failed otherwise than a serialization failure')

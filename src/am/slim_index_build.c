@@ -138,7 +138,7 @@ slim_index_values_equal(const SlimBuildState *bs, TupleTableSlot *a,
  * An update decided on a prefix that hid an indexed value (before the
  * row was re-laid out) may have changed one all the same; such a chain
  * would answer the index with a row of other values.  The build fails
- * instead, with a serialization failure (README "Limits").
+ * instead, with a serialization failure (docs/limits.md).
  */
 static void
 slim_check_hot_successor(SlimBuildState *bs, HeapTuple tuple)

@@ -9,7 +9,7 @@
  * A custom resource manager can only be registered while the library is
  * loaded through shared_preload_libraries, and a server that replays or
  * decodes its records needs it registered too (a standby without it stops
- * at the first record; README.md, "WAL").  So slimheap writes its records
+ * at the first record; docs/options.md, "WAL").  So slimheap writes its records
  * only when it was registered here; elsewhere the callers do without
  * (slim_relayout_possible()).
  *
