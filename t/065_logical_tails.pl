@@ -27,7 +27,7 @@ use lib $FindBin::RealBin;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT rows_of);
 use Test::More;
 
 my $NCOLS = 120;
@@ -57,14 +57,6 @@ my $int_values = join(', ',
 	map { "CASE WHEN mod(g * 7 + $_ * 13, 31) = 0 OR $_ = 100 THEN g * 1000 + $_ END" }
 	  1 .. $NCOLS);
 my $compress = "USING slimheap WITH (slimheap.null_bitmap = compress)";
-
-# the rows of $rel, in one line of text
-sub rows_of
-{
-	my ($node, $rel) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
 
 my $pub = slim_node('publisher', allows_streaming => 'logical');
 $pub->append_conf(

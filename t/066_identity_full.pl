@@ -26,7 +26,7 @@ use lib $FindBin::RealBin;
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT decoded rows_of);
 use Test::More;
 
 my $NCOLS = 120;
@@ -38,31 +38,12 @@ my $values = join(', ',
 	  1 .. $NCOLS);
 my @slim = ('roomy', 'dense', 'was_comp');
 
-# the rows of $rel, in one line of text
-sub rows_of
-{
-	my ($node, $rel) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
-
 # how many stored rows of $rel have a compressed tail
 sub tail_rows
 {
 	my ($node, $rel) = @_;
 	return $node->safe_psql('postgres',
 		"SELECT count(*) FROM (@{[ page_items_sql($rel) ]}) i WHERE i.tail");
-}
-
-# the changes of $rel the slot decodes now, the table's name taken out, sorted
-sub decoded
-{
-	my ($node, $rel, $upto) = @_;
-	my @lines = split /\n/, $node->safe_psql('postgres',
-		"SELECT data FROM pg_logical_slot_peek_changes('td', '$upto', NULL) WHERE data LIKE 'table public.$rel:%'"
-	);
-	s/^table public\.\Q$rel\E:// for @lines;
-	return join("\n", sort @lines);
 }
 
 my $node = slim_node('primary', allows_streaming => 'logical');
@@ -165,7 +146,7 @@ $watcher->quit;
 my $upto = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
 for my $t (@slim)
 {
-	is(decoded($node, $t, $upto), '', "$t: nothing of the ALTER is decoded");
+	is(decoded($node, $t, '0/0', $upto), '', "$t: nothing of the ALTER is decoded");
 }
 
 # writes on the re-laid rows, the same on the heap twin
@@ -181,7 +162,7 @@ UPDATE $t SET c2 = 2 WHERE id > 10050;
 });
 }
 $upto = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
-my $twin_changes = decoded($node, 'twin', $upto);
+my $twin_changes = decoded($node, 'twin', '0/0', $upto);
 like($twin_changes, qr/UPDATE: old-key: id\[integer\]/,
 	'twin: test_decoding decodes old rows whole');
 $twin_rows = rows_of($node, 'twin');
@@ -189,7 +170,7 @@ for my $t (@slim)
 {
 	is(tail_rows($node, $t), '0', "$t: rows written under REPLICA IDENTITY FULL have no tail");
 	is(rows_of($node, $t), $twin_rows, "$t: the rows of the heap twin after the writes");
-	ok(decoded($node, $t, $upto) eq $twin_changes,
+	ok(decoded($node, $t, '0/0', $upto) eq $twin_changes,
 		"$t: test_decoding decodes what it decodes for the heap twin");
 }
 

@@ -22,7 +22,7 @@ use lib $FindBin::RealBin;
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT decoded rows_of);
 use Test::More;
 
 my $NCOLS = 300;
@@ -34,29 +34,12 @@ my $values = join(', ',
 	  1 .. $NCOLS);
 my $compress = 'USING slimheap WITH (slimheap.null_bitmap = compress)';
 
-sub rows_of
-{
-	my ($node, $rel) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
-
 # live bytes per live row
 sub per_row
 {
 	my ($node, $rel) = @_;
 	return $node->safe_psql('postgres',
 		"SELECT live_bytes::numeric / live_rows FROM slimheap.stats('$rel')");
-}
-
-sub decoded
-{
-	my ($node, $rel, $from, $upto) = @_;
-	my @lines = split /\n/, $node->safe_psql('postgres',
-		"SELECT data FROM pg_logical_slot_peek_changes('td', '$upto', NULL) d"
-		  . " WHERE data LIKE 'table public.$rel:%' AND lsn > '$from'");
-	s/^table public\.\Q$rel\E:// for @lines;
-	return join("\n", sort @lines);
 }
 
 my $node = slim_node('primary', allows_streaming => 'logical');

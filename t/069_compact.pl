@@ -24,29 +24,12 @@ use lib $FindBin::RealBin;
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT decoded rows_of);
 use Test::More;
 
 my $defs = wide_column_defs(300);
 my $values = join(', ',
 	map { "CASE WHEN $_ IN (3, 77, 150, 222, 300) THEN g * 1000 + $_ END" } 1 .. 300);
-
-sub rows_of
-{
-	my ($node, $rel) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
-
-sub decoded
-{
-	my ($node, $rel, $from, $upto) = @_;
-	my @lines = split /\n/, $node->safe_psql('postgres',
-		"SELECT data FROM pg_logical_slot_peek_changes('td', '$upto', NULL)"
-		  . " WHERE data LIKE 'table public.$rel:%' AND lsn > '$from'");
-	s/^table public\.\Q$rel\E:// for @lines;
-	return join("\n", sort @lines);
-}
 
 my $node = slim_node('primary', allows_streaming => 'logical');
 $node->start;

@@ -34,19 +34,12 @@ use lib $FindBin::RealBin;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT rows_of);
 use Test::More;
 
 my $defs = wide_column_defs(300);
 my $values = join(', ',
 	map { "CASE WHEN $_ IN (3, 77, 150, 222, 300) THEN g * 1000 + $_ END" } 1 .. 300);
-
-sub rows_of
-{
-	my ($node, $rel) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
 
 sub rows_sql
 {

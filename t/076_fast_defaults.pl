@@ -21,17 +21,10 @@ use lib $FindBin::RealBin;
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
-use SlimheapTest;
+use SlimheapTest qw(:DEFAULT decoded rows_of);
 use Test::More;
 
 my $defs = wide_column_defs(200);
-
-sub rows_of
-{
-	my ($node, $db, $rel) = @_;
-	return $node->safe_psql($db,
-		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
-}
 
 # natts of the rows of $rel with ids in $range, as "natts:count" lines
 sub prefixes
@@ -40,17 +33,6 @@ sub prefixes
 	return $node->safe_psql($db, qq{
 SELECT i.natts || ':' || count(*) FROM $rel t JOIN (@{[ page_items_sql($rel) ]}) i ON i.tid = t.ctid
 WHERE t.id BETWEEN $range GROUP BY i.natts ORDER BY i.natts});
-}
-
-# the changes a slot decodes for table $rel between two LSNs
-sub decoded
-{
-	my ($node, $rel, $from, $upto) = @_;
-	my @lines = split /\n/, $node->safe_psql('postgres',
-		"SELECT data FROM pg_logical_slot_peek_changes('td', '$upto', NULL)"
-		  . " WHERE data LIKE 'table public.$rel:%' AND lsn > '$from'");
-	s/^table public\.\Q$rel\E:// for @lines;
-	return join("\n", sort @lines);
 }
 
 my $node = slim_node('primary', allows_streaming => 'logical');
@@ -86,7 +68,7 @@ INSERT INTO r (id, c150, d) SELECT g, g, CASE WHEN g % 2 = 0 THEN NULL ELSE 7 EN
 INSERT INTO rw SELECT * FROM r;
 ALTER TABLE r ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END);
 ALTER TABLE rw ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END);});
-is(rows_of($node, 'legacy', 'r'), rows_of($node, 'legacy', 'rw'),
+is(rows_of($node, 'r', 'legacy'), rows_of($node, 'rw', 'legacy'),
 	'a rewrite under the 1.3 catalog: the rows read as the twin\'s');
 is($node->safe_psql('legacy', qq{
 SELECT string_agg(DISTINCT i.stored_natts::text, ',') FROM r
@@ -135,7 +117,7 @@ $other->quit;
 $node->safe_psql('legacy', 'INSERT INTO tw SELECT * FROM t WHERE id > 110');
 is(prefixes($node, 'legacy', 't', '113 AND 200'), '8:88',
 	'after ALTER EXTENSION UPDATE new rows keep the free prefix, d in their tails, in every session');
-is(rows_of($node, 'legacy', 't'), rows_of($node, 'legacy', 'tw'), 'the rows read as the twin\'s');
+is(rows_of($node, 't', 'legacy'), rows_of($node, 'tw', 'legacy'), 'the rows read as the twin\'s');
 is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('t')"), '0', 'verify() is clean');
 
 # 2. logical decoding of rows whose tails end with stored NULLs
@@ -177,7 +159,7 @@ like(prefixes($node, 'postgres', 't', '51 AND 250'), qr/^8:\d+/,
 my $twin = decoded($node, 'tw', $from, $upto);
 like($twin, qr/INSERT:.*d\[integer\]:null/, 'the twin decodes rows with d NULL');
 is(decoded($node, 't', $from, $upto), $twin, 'the compress table decodes what its heap twin decodes');
-is(rows_of($node, 'postgres', 't'), rows_of($node, 'postgres', 'tw'), 'the rows read as the twin\'s');
+is(rows_of($node, 't', 'postgres'), rows_of($node, 'tw', 'postgres'), 'the rows read as the twin\'s');
 $node->wait_for_catchup('s');
 my $shared = "SELECT count(*) || ':' || md5(string_agg(format('%s %s %s %s %s', id, c20, c190, d, e), ',' ORDER BY id)) FROM";
 is($sub->safe_psql('postgres', "$shared t"), $node->safe_psql('postgres', "$shared tw"),
@@ -188,19 +170,19 @@ $sub->safe_psql('postgres', 'DROP SUBSCRIPTION s');
 
 # 3. the standby, and crash recovery
 $node->wait_for_catchup($standby, 'replay');
-is(rows_of($standby, 'postgres', 't'), rows_of($node, 'postgres', 't'), "standby: the primary's rows");
-is(rows_of($standby, 'legacy', 't'), rows_of($node, 'legacy', 't'), "standby: the primary's rows (legacy)");
-my $before = rows_of($node, 'postgres', 't');
+is(rows_of($standby, 't', 'postgres'), rows_of($node, 't', 'postgres'), "standby: the primary's rows");
+is(rows_of($standby, 't', 'legacy'), rows_of($node, 't', 'legacy'), "standby: the primary's rows (legacy)");
+my $before = rows_of($node, 't', 'postgres');
 $node->stop('immediate');
 $node->start;
-is(rows_of($node, 'postgres', 't'), $before, 'crash recovery gives the same rows');
+is(rows_of($node, 't', 'postgres'), $before, 'crash recovery gives the same rows');
 is($node->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('t')"), '0',
 	'verify() is clean after recovery');
 
 # a rewrite of the rows whose tails end with stored NULLs
 $node->safe_psql('postgres', 'ALTER TABLE t ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END)');
 $node->safe_psql('postgres', 'ALTER TABLE tw ADD COLUMN v int DEFAULT (CASE WHEN random() < 0 THEN 1 END)');
-is(rows_of($node, 'postgres', 't'), rows_of($node, 'postgres', 'tw'),
+is(rows_of($node, 't', 'postgres'), rows_of($node, 'tw', 'postgres'),
 	'after a rewrite the rows read as the twin\'s');
 is($node->safe_psql('postgres', "SELECT count(*) FROM slimheap.verify('t')"), '0',
 	'and verify() is clean');

@@ -17,6 +17,10 @@ use Exporter 'import';
 our @EXPORT = qw(slim_node no_checksums wide_column_defs wide_natts_sql
   page_items_sql stored_forms_check_sql diff_count_sql dump_fingerprint
   restore_parallel check_restored_fingerprint);
+# asked for by name (use SlimheapTest qw(:DEFAULT rows_of decoded)): a few
+# tests keep helpers of these names with other arguments
+our @EXPORT_OK = qw(rows_of decoded);
+our %EXPORT_TAGS = (DEFAULT => [@EXPORT]);
 
 # A node (not started) that preloads slimheap.  %params go to init().
 sub slim_node
@@ -166,6 +170,28 @@ sub check_restored_fingerprint
 		is($restored->{"$rel forms"}, $source->{"$rel forms"},
 			"$db: $rel has the same row forms");
 	}
+}
+
+# "count:md5" of the rows of $rel, whole rows in the order of id, in
+# database $db (postgres when not given): two tables hold the same rows
+# when these agree
+sub rows_of
+{
+	my ($node, $rel, $db) = @_;
+	return $node->safe_psql($db // 'postgres',
+		"SELECT count(*) || ':' || md5(string_agg(t::text, ',' ORDER BY id)) FROM $rel t");
+}
+
+# the changes the test_decoding slot "td" shows for table public.$rel
+# after LSN $from, up to $upto, without the table's name, sorted
+sub decoded
+{
+	my ($node, $rel, $from, $upto) = @_;
+	my @lines = split /\n/, $node->safe_psql('postgres',
+		"SELECT data FROM pg_logical_slot_peek_changes('td', '$upto', NULL)"
+		  . " WHERE data LIKE 'table public.$rel:%' AND lsn > '$from'");
+	s/^table public\.\Q$rel\E:// for @lines;
+	return join("\n", sort @lines);
 }
 
 1;
