@@ -6,13 +6,17 @@
 -- 1.4: a compressed tail may end with stored NULLs, so a column added with
 -- ADD COLUMN ... DEFAULT no longer keeps every later row's prefix through
 -- it (docs/fast-defaults.md).  The library writes that form only once the
--- catalog says 1.4: libraries of 1.2 and earlier would misread it, 1.3's
--- refuses it.  Update the library on every server that reads the data
--- (standbys, logical decoders) before running this.
+-- catalog says 1.4: libraries of 1.2 and earlier, and 1.3 builds from
+-- before its read path refused it, would misread it.  Update the library
+-- on every server that reads the data (standbys, logical decoders), and
+-- restart them, before running this.
 --
 -- Each backend reads the catalog's version when it computes a table's
 -- cached facts; make every backend compute them again at its next use
--- (and this one, should this transaction roll back).
+-- (and this one, should this transaction roll back).  The call first
+-- marks the WAL, before any row of the new form, so that a standby or a
+-- recovery with an older library stops there instead of misreading them
+-- (src/wal/slim_wal_format.c).
 CREATE FUNCTION @extschema@.forget_cached_facts() RETURNS void
 AS 'MODULE_PATHNAME', 'slimheap_forget_cached_facts'
 LANGUAGE C STRICT;

@@ -322,3 +322,14 @@ GRANT SELECT ON @extschema@.progress TO PUBLIC;
 -- revoked from PUBLIC, and the handler and the event trigger function
 -- cannot be called from SQL.
 GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;
+
+-- 1.4: a compressed tail may end with stored NULLs (docs/fast-defaults.md).
+-- Before any such row, mark the WAL, so that a standby or a recovery with
+-- an older slimheap library stops there instead of misreading the rows
+-- (src/wal/slim_wal_format.c); the call also makes every backend compute
+-- its cached facts again.  As in the 1.3--1.4 script.
+CREATE FUNCTION @extschema@.forget_cached_facts() RETURNS void
+AS 'MODULE_PATHNAME', 'slimheap_forget_cached_facts'
+LANGUAGE C STRICT;
+SELECT @extschema@.forget_cached_facts();
+DROP FUNCTION @extschema@.forget_cached_facts();

@@ -52,6 +52,14 @@
 /* the records' kinds (the high bits of xl_info) */
 #define XLOG_SLIM_RELAYOUT		0x00
 #define XLOG_SLIM_INSERT		0x10
+#define XLOG_SLIM_FORMAT		0x20
+
+/*
+ * XLOG_SLIM_FORMAT's main data: a uint32, the form of rows that may follow
+ * (the extension's version: 104 for 1.4).  This library reads rows up to
+ * SLIM_WAL_FORMAT; its redo stops at a newer one (slim_wal_format.c).
+ */
+#define SLIM_WAL_FORMAT			104
 
 /*
  * XLOG_SLIM_RELAYOUT: the main data is the number of rows (uint16);
@@ -112,5 +120,10 @@ extern void slim_wal_log_insert(Relation rel, HeapTuple tuple,
 extern void slim_wal_decode_insert(LogicalDecodingContext *ctx,
 								   XLogRecordBuffer *buf);
 extern void slim_wal_desc_insert(StringInfo buf, XLogReaderState *record);
+
+/* slim_wal_format.c: XLOG_SLIM_FORMAT */
+extern void slim_wal_log_format(uint32 format);
+extern void slim_wal_redo_format(XLogReaderState *record);
+extern void slim_wal_desc_format(StringInfo buf, XLogReaderState *record);
 
 #endif							/* SLIM_WAL_H */

@@ -120,6 +120,24 @@ is(prefixes($node, 'legacy', 't', '113 AND 200'), '8:88',
 is(rows_of($node, 't', 'legacy'), rows_of($node, 'tw', 'legacy'), 'the rows read as the twin\'s');
 is($node->safe_psql('legacy', "SELECT count(*) FROM slimheap.verify('t')"), '0', 'verify() is clean');
 
+# the update to 1.4, and a CREATE EXTENSION of 1.4, each write slimheap's
+# FORMAT record (info 0x20) before any row of the new form can follow: an
+# older library's redo stops at it (src/wal/slim_wal_format.c); this
+# library's standby replays it (section 3 reads the standby's rows)
+$node->safe_psql('postgres', 'CREATE DATABASE fence1');
+$node->safe_psql('postgres', 'CREATE DATABASE fence2');
+$node->safe_psql('fence1', "CREATE EXTENSION slimheap VERSION '1.3'");
+my $fence_from = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+$node->safe_psql('fence1', 'ALTER EXTENSION slimheap UPDATE');
+$node->safe_psql('fence2', 'CREATE EXTENSION slimheap');
+my $fence_upto = $node->safe_psql('postgres', 'SELECT pg_current_wal_insert_lsn()');
+my ($waldump, $waldump_err) = run_command([
+	$node->config_data('--bindir') . '/pg_waldump', '-p', $node->data_dir . '/pg_wal', '-s', $fence_from,
+	'-e', $fence_upto, '-r', 'custom151' ]);
+is(scalar(() = $waldump =~ /UNKNOWN \(20\)/g), 2,
+	'the update and a new 1.4 each write one FORMAT record')
+  or diag($waldump . $waldump_err);
+
 # 2. logical decoding of rows whose tails end with stored NULLs
 $node->safe_psql('postgres', qq{
 CREATE EXTENSION slimheap; CREATE EXTENSION pageinspect;

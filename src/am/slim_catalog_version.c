@@ -5,8 +5,9 @@
  *
  * A compress row may end its tail with stored NULLs (the NULLs of columns
  * with a fast default, docs/fast-defaults.md) from extension version 1.4
- * on.  Libraries of 1.2 and earlier would misread such a row and 1.3's
- * refuses it, so the library writes it only once the database's catalog
+ * on.  Libraries of 1.2 and earlier, and 1.3 builds from before its read
+ * path refused it, would misread such a row (later 1.3 builds refuse it),
+ * so the library writes it only once the database's catalog
  * says 1.4: `ALTER EXTENSION slimheap UPDATE` is the user's consent, given
  * after the library is upgraded on every server that reads the data (a
  * standby replays the rows, a logical decoder expands them).  Until then
@@ -41,6 +42,7 @@
 #include "utils/inval.h"
 #include "utils/rel.h"
 
+#include "slim_wal.h"
 #include "slimheap.h"
 
 /* the catalog versions under which a tail may end with stored NULLs */
@@ -128,6 +130,12 @@ slim_tail_may_end_with_nulls(void)
 Datum
 slimheap_forget_cached_facts(PG_FUNCTION_ARGS)
 {
+	/*
+	 * Before any row of the new form: a server that replays this WAL with
+	 * an older library stops here (slim_wal_format.c)
+	 */
+	if (slim_wal_registered())
+		slim_wal_log_format(SLIM_WAL_FORMAT);
 	CacheInvalidateRelcacheAll();
 	PG_RETURN_VOID();
 }

@@ -4,7 +4,8 @@
  *	  slimheap's WAL resource manager: its registration, and the callbacks
  *	  that hand each record to its file (slim_wal_relayout.c: rows re-laid
  *	  in place; slim_wal_insert.c: a tail row inserted while logical
- *	  decoding is on).  The records' layouts: slim_wal.h.
+ *	  decoding is on; slim_wal_format.c: where rows of a newer form may
+ *	  begin).  The records' layouts: slim_wal.h.
  *
  * A custom resource manager can only be registered while the library is
  * loaded through shared_preload_libraries, and a server that replays or
@@ -74,6 +75,11 @@ slim_wal_redo(XLogReaderState *record)
 
 	if (info == XLOG_SLIM_INSERT)
 		return;
+	if (info == XLOG_SLIM_FORMAT)
+	{
+		slim_wal_redo_format(record);
+		return;
+	}
 	if (info != XLOG_SLIM_RELAYOUT)
 		elog(PANIC, "slimheap redo: unknown op code %u", info);
 	slim_wal_redo_relayout(record);
@@ -89,6 +95,8 @@ slim_wal_desc(StringInfo buf, XLogReaderState *record)
 		slim_wal_desc_insert(buf, record);
 	else if (info == XLOG_SLIM_RELAYOUT)
 		slim_wal_desc_relayout(buf, record);
+	else if (info == XLOG_SLIM_FORMAT)
+		slim_wal_desc_format(buf, record);
 }
 
 const char *
@@ -98,6 +106,8 @@ slim_wal_identify(uint8 info)
 		return "RELAYOUT";
 	if ((info & ~XLR_INFO_MASK) == XLOG_SLIM_INSERT)
 		return "INSERT";
+	if ((info & ~XLR_INFO_MASK) == XLOG_SLIM_FORMAT)
+		return "FORMAT";
 	return NULL;
 }
 
