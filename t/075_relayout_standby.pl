@@ -68,6 +68,8 @@ $reader->query_until(qr/reading/,
 	  . join('', map { "SELECT count(*) FROM t;\nSELECT pg_sleep(0.1);\n" } 1 .. 60)
 	  . "\\echo read\n");
 my $parked = $standby->background_psql('postgres', on_error_stop => 0);
+# a synchronized scan would start where the reader's scan is: page 0 it is
+$parked->query_safe('SET synchronize_seqscans = off');
 $parked->query_safe('BEGIN; DECLARE c CURSOR FOR SELECT id FROM t');
 is($parked->query_safe('FETCH 1 FROM c'), '1', 'a cursor is parked on the first page');
 my $conflicts_sql =
