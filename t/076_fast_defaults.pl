@@ -3,8 +3,9 @@
 # Fast defaults and compressed tails (docs/fast-defaults.md), where only a
 # cluster shows it:
 #   - the catalog's version decides the form: under an extension of 1.3
-#     (whose library refuses a tail that ends with stored NULLs, and 1.2's
-#     would misread it) rows written after ADD COLUMN ... DEFAULT keep
+#     (whose later builds refuse a tail that ends with stored NULLs, and
+#     whose earlier builds and 1.2's would misread it) rows written after
+#     ADD COLUMN ... DEFAULT keep
 #     every column up to it in their prefix, as 1.3 wrote them, also after
 #     an update rolled back; after ALTER EXTENSION slimheap UPDATE every
 #     session, one that wrote before it too, writes the short prefix;

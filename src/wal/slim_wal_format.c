@@ -12,12 +12,18 @@
  * the new form are written only once the catalog's update (or CREATE
  * EXTENSION of 1.4) has committed; the script writes this record first,
  * in the same transaction, so that it comes before any of them in the WAL.
- * Every slimheap library's redo stops a recovery at an op code it does not
- * know (PANIC), so a standby, a restored base backup or a crash recovery
- * running an older library stops at this record; 1.4's own redo stops
- * only at a format newer than the one it reads.  Logical decoding ignores
- * it: a decoding server must have the new library before the update
- * (docs/upgrading.md).
+ * Every slimheap library that registers its resource manager stops a
+ * recovery at an op code it does not know (PANIC); a server without it
+ * (not preloaded, or 1.0's library, which has none) stops at any record
+ * of ours.  So a standby, a restored base backup or a crash recovery that
+ * replays the update's WAL with an older library stops at this record;
+ * 1.4's own redo stops only at a format newer than the one it reads.  It
+ * is a tripwire, met once: a replay that starts after it (a standby cloned
+ * later, a base backup taken later) must have the new library from the
+ * start.  An update that rolls back leaves the record too (an older
+ * standby stops where it need not: the safe side).  Logical decoding
+ * ignores it: a decoding server must have the new library before the
+ * update (docs/upgrading.md).
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -46,24 +52,25 @@ slim_wal_log_format(uint32 format)
 	(void) XLogInsert(SLIM_RMGR_ID, XLOG_SLIM_FORMAT);
 }
 
-static uint32
-slim_wal_format_of(XLogReaderState *record)
+/* the record's format, or false when its data is not one */
+static bool
+slim_wal_format_of(XLogReaderState *record, uint32 *format)
 {
-	uint32		format;
-
-	if (XLogRecGetDataLen(record) != sizeof(format))
-		elog(PANIC, "slimheap redo: format record of %u bytes",
-			 (unsigned) XLogRecGetDataLen(record));
-	memcpy(&format, XLogRecGetData(record), sizeof(format));
-	return format;
+	if (XLogRecGetDataLen(record) != sizeof(*format))
+		return false;
+	memcpy(format, XLogRecGetData(record), sizeof(*format));
+	return true;
 }
 
 /* nothing to redo, unless the rows that follow are of a form unknown here */
 void
 slim_wal_redo_format(XLogReaderState *record)
 {
-	uint32		format = slim_wal_format_of(record);
+	uint32		format;
 
+	if (!slim_wal_format_of(record, &format))
+		elog(PANIC, "slimheap redo: format record of %u bytes",
+			 (unsigned) XLogRecGetDataLen(record));
 	if (format > SLIM_WAL_FORMAT)
 		ereport(PANIC,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -72,9 +79,15 @@ slim_wal_redo_format(XLogReaderState *record)
 				 errhint("Install the slimheap library of the primary on this server and start it again.")));
 }
 
+/* also run by pg_walinspect and error contexts: it reports, never fails */
 void
 slim_wal_desc_format(StringInfo buf, XLogReaderState *record)
 {
-	appendStringInfo(buf, "rows of format %u may follow",
-					 slim_wal_format_of(record));
+	uint32		format;
+
+	if (slim_wal_format_of(record, &format))
+		appendStringInfo(buf, "rows of format %u may follow", format);
+	else
+		appendStringInfo(buf, "bad length %u",
+						 (unsigned) XLogRecGetDataLen(record));
 }
