@@ -17,8 +17,8 @@
 -- marks the WAL, before any row of the new form, so that a standby or a
 -- recovery with an older library stops there instead of misreading them
 -- (src/wal/slim_wal_format.c).
-CREATE FUNCTION @extschema@.forget_cached_facts() RETURNS void
-AS 'MODULE_PATHNAME', 'slimheap_forget_cached_facts'
+CREATE FUNCTION @extschema@.start_tail_form() RETURNS pg_catalog.void
+AS 'MODULE_PATHNAME', 'slimheap_start_tail_form'
 LANGUAGE C STRICT;
-SELECT @extschema@.forget_cached_facts();
-DROP FUNCTION @extschema@.forget_cached_facts();
+SELECT @extschema@.start_tail_form();
+DROP FUNCTION @extschema@.start_tail_form();

@@ -328,8 +328,8 @@ GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;
 -- an older slimheap library stops there instead of misreading the rows
 -- (src/wal/slim_wal_format.c); the call also makes every backend compute
 -- its cached facts again.  As in the 1.3--1.4 script.
-CREATE FUNCTION @extschema@.forget_cached_facts() RETURNS void
-AS 'MODULE_PATHNAME', 'slimheap_forget_cached_facts'
+CREATE FUNCTION @extschema@.start_tail_form() RETURNS pg_catalog.void
+AS 'MODULE_PATHNAME', 'slimheap_start_tail_form'
 LANGUAGE C STRICT;
-SELECT @extschema@.forget_cached_facts();
-DROP FUNCTION @extschema@.forget_cached_facts();
+SELECT @extschema@.start_tail_form();
+DROP FUNCTION @extschema@.start_tail_form();

@@ -17,7 +17,7 @@
  * The version is read when a relation's facts are computed
  * (slim_relinfo.c), and counts once committed; the update script makes
  * every backend compute them again after its commit
- * (slimheap_forget_cached_facts()), and a backend that has not done so
+ * (slimheap_start_tail_form()), and a backend that has not done so
  * yet writes the older form, which 1.4 reads.
  *
  * Copyright (c) 2026, slimheap contributors
@@ -50,7 +50,7 @@ static const char *const slim_versions_with_trailing_nulls[] = {
 	"1.4"
 };
 
-PG_FUNCTION_INFO_V1(slimheap_forget_cached_facts);
+PG_FUNCTION_INFO_V1(slimheap_start_tail_form);
 
 /* the installed version of extension extoid, palloc'd, or NULL */
 static char *
@@ -122,13 +122,14 @@ slim_tail_may_end_with_nulls(void)
 }
 
 /*
- * The 1.3--1.4 update script's call: every backend's cached facts of every
- * relation go at the end of this transaction (this backend's at once, and
- * again should the transaction roll back), so that each reads the
- * catalog's version anew.
+ * The call of the 1.3--1.4 script and of the 1.4 script, which make the
+ * new tail form allowed: first the WAL's FORMAT record, then every
+ * backend's cached facts of every relation go at the end of this
+ * transaction (this backend's at once, and again should the transaction
+ * roll back), so that each reads the catalog's version anew.
  */
 Datum
-slimheap_forget_cached_facts(PG_FUNCTION_ARGS)
+slimheap_start_tail_form(PG_FUNCTION_ARGS)
 {
 	/*
 	 * Before any row of the new form: a server that replays this WAL with
