@@ -27,7 +27,7 @@
 
 #include "slim_compat.h"
 
-/* slim_am_read.c: heap's reads, filling slimheap's slot through its reader */
+/* slim_am_read.c: heap's reads, filling slimheap's slot lent to heap */
 extern SLIM_HIDDEN bool slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 											  TupleTableSlot *slot);
 extern SLIM_HIDDEN bool slim_scan_getnextslot_tidrange(TableScanDesc scan,

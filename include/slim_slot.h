@@ -2,7 +2,7 @@
  *
  * slim_slot.h
  *	  slimheap's slot type, as the read callbacks see it: heap fills the
- *	  slot's reader, and the slot then shows what the reader holds.
+ *	  slot itself, lent to it as a buffer-heap slot for the call.
  *
  * What is here runs once per row read, so it is inline; the slot's other
  * callbacks are in slim_slot.c, and docs/slot.md tells the whole story.
@@ -24,10 +24,11 @@
 
 typedef struct SlimTupleTableSlot
 {
-	/* first, so that heap code casting the slot finds tuple and buffer */
+	/*
+	 * first, so that heap's code finds tuple, buffer and deforming state
+	 * where a buffer-heap slot has them; the slot holds the pin of buffer
+	 */
 	BufferHeapTupleTableSlot base;
-	/* the reader (SLIM_READER), filled by heap and holding the pin */
-	BufferHeapTupleTableSlot reader_data;
 	int			missing_floor;	/* slim_missing_floor() of the descriptor */
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
@@ -51,8 +52,16 @@ typedef struct SlimTupleTableSlot
 } SlimTupleTableSlot;
 
 #define SLIM_TUPLE(sslot)	((sslot)->base.base.tuple)
-/* the slot's reader: heap's read callbacks fill it (slim_slot_init()) */
-#define SLIM_READER(sslot)	(&(sslot)->reader_data.base.base)
+
+/*
+ * A flag of the slot's own, set while handed_out is: with TTS_FLAG_SHOULDFREE
+ * it tells in one test that the slot keeps something besides its tuple.
+ * Above the flags PostgreSQL defines (bits 1-4 on 15 to 19).
+ */
+#define SLIM_TTS_FLAG_HANDED_OUT	(1 << 15)
+StaticAssertDecl((SLIM_TTS_FLAG_HANDED_OUT &
+				  (TTS_FLAG_EMPTY | TTS_FLAG_SHOULDFREE | TTS_FLAG_FIXED)) == 0,
+				 "SLIM_TTS_FLAG_HANDED_OUT collides with a flag of PostgreSQL's");
 
 /* slim_slot_deform.c: reading a row's attributes */
 extern void slim_slot_getsomeattrs(TupleTableSlot *slot, int natts);
@@ -66,9 +75,7 @@ extern void slim_slot_materialize(TupleTableSlot *slot);
 extern void slim_slot_copyslot(TupleTableSlot *dstslot,
 							   TupleTableSlot *srcslot);
 extern HeapTuple slim_slot_plain_tuple(TupleTableSlot *slot);
-extern void slim_slot_sync_slow(SlimTupleTableSlot *sslot,
-								TupleTableSlot *reader);
-extern bool slim_slot_sync_to(SlimTupleTableSlot *sslot, bool found);
+extern void slim_slot_forget_copies(SlimTupleTableSlot *sslot);
 
 /* slim_slot_copy.c: what leaves the slot, in heap's full form (E1) */
 extern HeapTuple slim_slot_get_heap_tuple(TupleTableSlot *slot);
@@ -121,79 +128,48 @@ slim_slot_att_info(SlimTupleTableSlot *sslot)
 }
 
 /*
- * The slot heap's read callbacks are to fill: a slimheap slot's reader, or
- * any other slot itself.
- */
-static inline TupleTableSlot *
-slim_slot_reader(TupleTableSlot *slot)
-{
-	return TTS_IS_SLIMHEAP(slot) ? SLIM_READER((SlimTupleTableSlot *) slot) : slot;
-}
-
-#define SLIM_TID_OID_LEN \
-	(offsetof(TupleTableSlot, tts_tableOid) + sizeof(Oid) - \
-	 offsetof(TupleTableSlot, tts_tid))
-StaticAssertDecl(offsetof(TupleTableSlot, tts_tableOid) >
-				 offsetof(TupleTableSlot, tts_tid),
-				 "tts_tableOid no longer follows tts_tid");
-
-/* show in the slot the tuple and buffer the reader holds (its pin) */
-static inline void
-slim_slot_show_reader(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
-{
-	TupleTableSlot *slot = &sslot->base.base.base;
-
-	SLIM_TUPLE(sslot) = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
-	sslot->base.buffer = ((BufferHeapTupleTableSlot *) reader)->buffer;
-	slot->tts_flags &= ~TTS_FLAG_EMPTY;
-	/*
-	 * heap's deforming runs on the slot, and from 19 on it starts a new
-	 * tuple at the saved offset (it expects 0 there), as a buffer-heap
-	 * slot's store leaves it; the reader is never deformed
-	 */
-	slot->tts_nvalid = 0;
-	sslot->base.base.off = 0;
-	/* tts_tid and tts_tableOid, and the padding between them, at once */
-	memcpy(&slot->tts_tid, &reader->tts_tid, SLIM_TID_OID_LEN);
-}
-
-/*
- * After a heap callback had the reader: show what it holds now.  A slot
- * that only showed the reader's previous row takes the new one with a few
- * stores; the rest is slim_slot_sync_slow().
- */
-static inline void
-slim_slot_sync(TupleTableSlot *slot, TupleTableSlot *reader)
-{
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-
-	if (slot == reader)
-		return;
-	if (likely(!TTS_SHOULDFREE(slot) && sslot->handed_out == NULL &&
-			   !TTS_EMPTY(reader)))
-		slim_slot_show_reader(sslot, reader);
-	else
-		slim_slot_sync_slow(sslot, reader);
-}
-
-/*
- * A read callback's end for a slimheap slot, once heap's callback has had
- * its reader and returned found (true: it stored a tuple there): the
- * callback's result.  Only the slot is needed after heap's call (the reader
- * lies inside it), and the rare paths are calls that return the result, so
- * a callback keeps no more than the slot across heap's call.
+ * heap's read callbacks store only into buffer-heap slots
+ * (ExecStoreBufferHeapTuple() compares the slot's ops), so a slimheap slot
+ * is lent to heap as one for the call: its leading fields are a buffer-heap
+ * slot's, and while heap holds it heap's ops manage them (a new tuple, the
+ * pin of its buffer, the end of a scan), exactly as for a heap table.
+ * slim_slot_take_back() gives the slot its own ops again right after
+ * heap's call.  What the slot keeps besides (a full-form copy handed out,
+ * the form of a tuple it formed) belongs to the tuple it holds now and
+ * would outlive it, so a slot that keeps any is lent by
+ * slim_slot_lend_slow(), which forgets it first (rare: it exists only once
+ * a row was formed in the slot or copied out of it).  heap's callback ends
+ * in a store or a clear, or in an error; after an error the executor that
+ * called it never reads the slot again (docs/slot.md).
  */
 static inline bool
-slim_slot_synced(SlimTupleTableSlot *sslot, bool found)
+slim_slot_lendable(TupleTableSlot *slot)
 {
-	Assert(TTS_IS_SLIMHEAP(&sslot->base.base.base));
-	if (unlikely(!found))
-		return slim_slot_sync_to(sslot, false);
-	if (unlikely(TTS_SHOULDFREE(&sslot->base.base.base) ||
-				 sslot->handed_out != NULL))
-		return slim_slot_sync_to(sslot, true);
-	slim_slot_show_reader(sslot, SLIM_READER(sslot));
-	return true;
+	return TTS_IS_SLIMHEAP(slot) &&
+		(slot->tts_flags & (TTS_FLAG_SHOULDFREE | SLIM_TTS_FLAG_HANDED_OUT)) == 0;
+}
+
+static inline void
+slim_slot_lend(TupleTableSlot *slot)
+{
+	*((const TupleTableSlotOps **) &slot->tts_ops) = &TTSOpsBufferHeapTuple;
+}
+
+/* the slot's own ops again, after heap's call (its mode picks them) */
+static inline void
+slim_slot_take_back(TupleTableSlot *slot)
+{
+	*((const TupleTableSlotOps **) &slot->tts_ops) =
+		&SlimTTSOps[((SlimTupleTableSlot *) slot)->ops_mode];
+}
+
+/* a slimheap slot that keeps copies: forget them, then lend it */
+static inline void
+slim_slot_lend_slow(TupleTableSlot *slot)
+{
+	Assert(TTS_IS_SLIMHEAP(slot));
+	slim_slot_forget_copies((SlimTupleTableSlot *) slot);
+	slim_slot_lend(slot);
 }
 
 #endif							/* SLIM_SLOT_H */

@@ -77,8 +77,12 @@ typedef struct SlimRelInfo
 	bool		rewrite_target;
 } SlimRelInfo;
 
-/* slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap */
-extern PGDLLIMPORT const TupleTableSlotOps SlimTTSOps[3];
+/*
+ * slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap.  Only
+ * this library reads it: hidden, it is addressed relative to the code, not
+ * through the GOT, in the callbacks that run for every row.
+ */
+extern SLIM_HIDDEN const TupleTableSlotOps SlimTTSOps[3];
 
 #define SlimTTSOpsFull		(SlimTTSOps[SLIM_NULL_BITMAP_FULL])
 #define SlimTTSOpsTruncate	(SlimTTSOps[SLIM_NULL_BITMAP_TRUNCATE])

@@ -1,14 +1,14 @@
 /*-------------------------------------------------------------------------
  *
  * slim_am_read.c
- *	  slimheap's read callbacks: heap's own, filling slimheap's slot through
- *	  its reader.
+ *	  slimheap's read callbacks: heap's own, filling slimheap's slot lent
+ *	  to heap as a buffer-heap slot.
  *
  * Rows are heap tuples, so heap reads them.  But heap stores what it reads
  * only into buffer-heap slots (ExecStoreBufferHeapTuple refuses any other),
- * so each callback that fills a slot hands heap the slot's reader and then
- * shows the reader's tuple in the slot (slim_slot.c): a few stores per row,
- * no copy, no extra buffer pin.  Slots of other types go to heap as they are.
+ * so each callback lends heap the slot as one for the call (slim_slot_lend()
+ * in slim_slot.h): two stores per call, no copy, the pin heap's store takes.
+ * Slots of other types go to heap as they are.
  *
  * The index-build scans are slim_index_build.c's.
  *
@@ -30,29 +30,64 @@
 #include "slim_slot.h"
 #include "slimheap.h"
 
+/*
+ * Each callback lends a slimheap slot to heap for the call, and takes it
+ * back before returning heap's result; a slot of another type goes to heap
+ * as it is.  The two per-row callbacks (a scan's next row, an index
+ * fetch) keep only the slot across heap's call, and send every other case
+ * to a function of its own, whose end is heap's own call.
+ */
+#define SLIM_LENT(slot, type, call) \
+	do { \
+		type		result_; \
+		\
+		if (!TTS_IS_SLIMHEAP(slot)) \
+			return (call); \
+		slim_slot_lend_slow(slot); \
+		result_ = (call); \
+		slim_slot_take_back(slot); \
+		return result_; \
+	} while (0)
+
+static pg_noinline bool
+slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
+						   TupleTableSlot *slot)
+{
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_getnextslot(scan, direction, slot));
+}
+
 bool
 slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	bool		found;
 
-	if (!TTS_IS_SLIMHEAP(slot))
-		return slim_heap_routine->scan_getnextslot(scan, direction, slot);
-	return slim_slot_synced(sslot,
-							slim_heap_routine->scan_getnextslot(scan, direction,
-														   SLIM_READER(sslot)));
+	if (unlikely(!slim_slot_lendable(slot)))
+		return slim_scan_getnextslot_slow(scan, direction, slot);
+	slim_slot_lend(slot);
+	found = slim_heap_routine->scan_getnextslot(scan, direction, slot);
+	slim_slot_take_back(slot);
+	return found;
 }
 
 bool
 slim_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 							   TupleTableSlot *slot)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_getnextslot_tidrange(scan, direction,
+														   slot));
+}
 
-	found = slim_heap_routine->scan_getnextslot_tidrange(scan, direction, reader);
-	slim_slot_sync(slot, reader);
-	return found;
+static pg_noinline bool
+slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
+							Snapshot snapshot, TupleTableSlot *slot,
+							bool *call_again, bool *all_dead)
+{
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
+												   call_again, all_dead));
 }
 
 bool
@@ -60,37 +95,45 @@ slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
 					   Snapshot snapshot, TupleTableSlot *slot,
 					   bool *call_again, bool *all_dead)
 {
-	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
+	bool		found;
 
-	if (!TTS_IS_SLIMHEAP(slot))
-		return slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
-											   call_again, all_dead);
-	return slim_slot_synced(sslot,
-							slim_heap_routine->index_fetch_tuple(scan, tid, snapshot,
-															SLIM_READER(sslot),
-															call_again,
-															all_dead));
+	if (unlikely(!slim_slot_lendable(slot)))
+		return slim_index_fetch_tuple_slow(scan, tid, snapshot, slot,
+										   call_again, all_dead);
+	slim_slot_lend(slot);
+	found = slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
+												 call_again, all_dead);
+	slim_slot_take_back(slot);
+	return found;
 }
 
 bool
 slim_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 							 Snapshot snapshot, TupleTableSlot *slot)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
-
-	found = slim_heap_routine->tuple_fetch_row_version(rel, tid, snapshot, reader);
-	slim_slot_sync(slot, reader);
-	return found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->tuple_fetch_row_version(rel, tid, snapshot,
+														 slot));
 }
 
-/* heap reads the tuple and buffer of the slot it is given: the reader's */
+/*
+ * heap reads the tuple and buffer the slot holds (or the tuple it owns)
+ * where a buffer-heap slot keeps them, and stores nothing: what the slot
+ * keeps besides stays, but the slot is lent all the same (heap checks its
+ * type)
+ */
 bool
 slim_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							  Snapshot snapshot)
 {
-	return slim_heap_routine->tuple_satisfies_snapshot(rel, slim_slot_reader(slot),
-												  snapshot);
+	bool		result;
+
+	if (!TTS_IS_SLIMHEAP(slot))
+		return slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
+	slim_slot_lend(slot);
+	result = slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
+	slim_slot_take_back(slot);
+	return result;
 }
 
 TM_Result
@@ -99,13 +142,9 @@ slim_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 				LockWaitPolicy wait_policy, uint8 flags,
 				TM_FailureData *tmfd)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	TM_Result	result;
-
-	result = slim_heap_routine->tuple_lock(rel, tid, snapshot, reader, cid, mode,
-									  wait_policy, flags, tmfd);
-	slim_slot_sync(slot, reader);
-	return result;
+	SLIM_LENT(slot, TM_Result,
+			  slim_heap_routine->tuple_lock(rel, tid, snapshot, slot, cid, mode,
+											wait_policy, flags, tmfd));
 }
 
 bool
@@ -113,13 +152,10 @@ slim_scan_analyze_next_tuple(TableScanDesc scan, SLIM_ANALYZE_XMIN_PARAM
 							 double *liverows, double *deadrows,
 							 TupleTableSlot *slot)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
-
-	found = slim_heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
-												  liverows, deadrows, reader);
-	slim_slot_sync(slot, reader);
-	return found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
+														 liverows, deadrows,
+														 slot));
 }
 
 #if PG_VERSION_NUM >= 180000
@@ -128,25 +164,18 @@ slim_scan_bitmap_next_tuple(TableScanDesc scan, TupleTableSlot *slot,
 							bool *recheck, uint64 *lossy_pages,
 							uint64 *exact_pages)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
-
-	found = slim_heap_routine->scan_bitmap_next_tuple(scan, reader, recheck,
-												 lossy_pages, exact_pages);
-	slim_slot_sync(slot, reader);
-	return found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_bitmap_next_tuple(scan, slot, recheck,
+														lossy_pages,
+														exact_pages));
 }
 #else
 bool
 slim_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
 							TupleTableSlot *slot)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
-
-	found = slim_heap_routine->scan_bitmap_next_tuple(scan, tbmres, reader);
-	slim_slot_sync(slot, reader);
-	return found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_bitmap_next_tuple(scan, tbmres, slot));
 }
 #endif
 
@@ -155,10 +184,7 @@ slim_scan_sample_next_tuple(TableScanDesc scan,
 							struct SampleScanState *scanstate,
 							TupleTableSlot *slot)
 {
-	TupleTableSlot *reader = slim_slot_reader(slot);
-	bool		found;
-
-	found = slim_heap_routine->scan_sample_next_tuple(scan, scanstate, reader);
-	slim_slot_sync(slot, reader);
-	return found;
+	SLIM_LENT(slot, bool,
+			  slim_heap_routine->scan_sample_next_tuple(scan, scanstate,
+														slot));
 }

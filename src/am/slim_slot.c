@@ -12,13 +12,11 @@
  * lends (get_heap_tuple: triggers, another table's insert in CREATE TABLE
  * AS), except to slimheap's own heap_multi_insert() call.
  *
- * heap's read callbacks store only into buffer-heap slots, so each slimheap
- * slot has a "reader": a buffer-heap slot that heap fills and that holds the
- * buffer pin, exactly as a heap table's slot would.  The slimheap slot shows
- * the reader's tuple (same pointer, same buffer), and heap's own deforming
- * runs on the slimheap slot (slim_slot_deform.c).  A tuple the slot owns
- * (formed, or copied out of the buffer) is shown to the reader too, without
- * handing it over.  See docs/slot.md.
+ * heap's read callbacks store only into buffer-heap slots, so a slimheap
+ * slot is lent to them as one (slim_slot_lend() in slim_slot.h): its leading
+ * fields are a buffer-heap slot's, heap's store fills them and the slot
+ * holds the buffer pin, exactly as a heap table's slot would.  heap's own
+ * deforming runs on the slot too (slim_slot_deform.c).  See docs/slot.md.
  *
  * The invariants named below (T1, E1, C1-C4) are defined in
  * docs/invariants.md.
@@ -70,34 +68,48 @@ slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 }
 
 /*
- * Forget the tuple shown, freeing it if the slot owns it, and the full-form
- * copy handed out for it.  The reader is left as it is.
+ * Forget what the slot keeps about its tuple besides the tuple itself: the
+ * full-form copy handed out for it, the form it was given.  Before heap's
+ * read callbacks store another tuple (slim_slot_lend()).
+ */
+void
+slim_slot_forget_copies(SlimTupleTableSlot *sslot)
+{
+	if (sslot->handed_out != NULL)
+	{
+		heap_freetuple(sslot->handed_out);
+		sslot->handed_out = NULL;
+		sslot->base.base.base.tts_flags &= ~SLIM_TTS_FLAG_HANDED_OUT;
+	}
+	sslot->lend_stored = false;
+	sslot->formed_missing_floor = -1;
+}
+
+/*
+ * Forget the tuple, freeing it if the slot owns it, else releasing the pin
+ * of its buffer, and the full-form copy handed out for it.
  */
 static void
 slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
 
-	if (sslot->handed_out != NULL)
-	{
-		heap_freetuple(sslot->handed_out);
-		sslot->handed_out = NULL;
-	}
-	sslot->lend_stored = false;
-	sslot->formed_missing_floor = -1;
+	slim_slot_forget_copies(sslot);
 	if (TTS_SHOULDFREE(slot))
 	{
 		heap_freetuple(SLIM_TUPLE(sslot));
 		slot->tts_flags &= ~TTS_FLAG_SHOULDFREE;
 	}
+	else if (BufferIsValid(sslot->base.buffer))
+		ReleaseBuffer(sslot->base.buffer);
 	SLIM_TUPLE(sslot) = NULL;
 	sslot->base.buffer = InvalidBuffer;
 }
 
 /*
  * Make the slot own tuple (palloc'd in its memory context), formed in mode
- * with floor missing_floor (-1: not known), and show it to the reader, which
- * never frees it (heap's deforming runs on the slot: slim_slot_deform.c).
+ * with floor missing_floor (-1: not known).  tuple may be a copy of the
+ * buffer tuple the slot holds: that pin is released only now.
  */
 static inline void
 slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
@@ -105,12 +117,7 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 					  const SlimFloor *prefix_floor)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
-	TupleTableSlot *reader = SLIM_READER(sslot);
-	BufferHeapTupleTableSlot *breader = (BufferHeapTupleTableSlot *) reader;
 
-	/* a pin to release: a full clear; else the reader only showed a tuple */
-	if (unlikely(BufferIsValid(breader->buffer) || TTS_SHOULDFREE(reader)))
-		ExecClearTuple(reader);
 	slim_slot_drop_tuple(sslot);
 
 	SLIM_TUPLE(sslot) = tuple;
@@ -122,16 +129,6 @@ slim_slot_store_owned(SlimTupleTableSlot *sslot, HeapTuple tuple,
 	sslot->formed_mode = mode;
 	sslot->formed_missing_floor = missing_floor;
 	sslot->formed_prefix_floor = prefix_floor;
-
-	/*
-	 * heap's callbacks that take the reader (tuple_satisfies_snapshot) read
-	 * this tuple there; the rest is a buffer-heap slot's state for a new
-	 * tuple, though nothing deforms the reader
-	 */
-	breader->base.tuple = tuple;
-	breader->base.off = 0;
-	reader->tts_flags &= ~(TTS_FLAG_EMPTY | SLIM_TTS_DEFORM_FLAGS);
-	reader->tts_nvalid = 0;
 }
 
 /* whether every attribute is passed by value; looked up once per slot */
@@ -206,7 +203,7 @@ slim_slot_reshape(SlimTupleTableSlot *sslot, HeapTuple source,
 	return tuple;
 }
 
-/* ExecClearTuple() (our clear) has released the reader's pin by now */
+/* ExecClearTuple() (our clear) has released the buffer pin by now */
 void
 slim_slot_release(TupleTableSlot *slot)
 {
@@ -226,9 +223,6 @@ slim_slot_clear(TupleTableSlot *slot)
 	slim_slot_drop_tuple(sslot);
 	/* whoever stores into the slot next may write any of its entries */
 	slim_tail_reader_forget(&sslot->tail_reader);
-	/* an empty reader holds no pin (heap's clear left it so) */
-	if (!TTS_EMPTY(SLIM_READER(sslot)))
-		ExecClearTuple(SLIM_READER(sslot));
 	slot->tts_nvalid = 0;
 	sslot->base.base.off = 0;
 	slot->tts_flags |= TTS_FLAG_EMPTY;
@@ -389,43 +383,6 @@ slim_slot_copyslot(TupleTableSlot *dstslot, TupleTableSlot *srcslot)
 	dstslot->tts_tid = tuple->t_self;
 	if (source == NULL)
 		slim_slot_keep_values(dst, srcslot->tts_values, srcslot->tts_isnull);
-}
-
-/*
- * The slow part of slim_slot_sync() (slim_slot.h): the slot owned a tuple
- * or handed out a copy, or the reader is empty.
- */
-void
-slim_slot_sync_slow(SlimTupleTableSlot *sslot, TupleTableSlot *reader)
-{
-	TupleTableSlot *slot = &sslot->base.base.base;
-	HeapTuple	shown = ((BufferHeapTupleTableSlot *) reader)->base.tuple;
-
-	if (TTS_EMPTY(reader))
-	{
-		/* heap cleared it (the end of a scan): so is what we showed */
-		if (SLIM_TUPLE(sslot) != NULL)
-			ExecClearTuple(slot);
-		return;
-	}
-	/* the reader still shows our own tuple: heap stored nothing */
-	if (TTS_SHOULDFREE(slot) && shown == SLIM_TUPLE(sslot))
-		return;
-
-	slim_slot_drop_tuple(sslot);
-	slim_slot_show_reader(sslot, reader);
-}
-
-/*
- * slim_slot_sync_slow() with the slot's own reader, returning found: for a
- * callback whose rare paths end with it (the end of a scan, a slot that
- * owned its tuple).
- */
-bool
-slim_slot_sync_to(SlimTupleTableSlot *sslot, bool found)
-{
-	slim_slot_sync_slow(sslot, SLIM_READER(sslot));
-	return found;
 }
 
 /*

@@ -57,6 +57,7 @@ slim_slot_get_heap_tuple(TupleTableSlot *slot)
 		sslot->handed_out = slot->tts_ops->copy_heap_tuple(slot);
 		sslot->handed_out->t_self = tuple->t_self;
 		sslot->handed_out->t_tableOid = tuple->t_tableOid;
+		slot->tts_flags |= SLIM_TTS_FLAG_HANDED_OUT;
 		MemoryContextSwitchTo(oldcxt);
 	}
 	return sslot->handed_out;

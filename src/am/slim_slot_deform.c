@@ -5,9 +5,9 @@
  *	  slot itself for a standard row or a tail row's prefix, the tail
  *	  decoder past it, and the system columns.
  *
- * heap fills the slot's reader (slim_am_read.c), which keeps the buffer pin;
- * the slot shows the reader's tuple, and heap's deforming then runs on the
- * slot, whose leading fields are a buffer-heap slot's (docs/slot.md).
+ * heap fills the slot, lent to it as a buffer-heap slot (slim_am_read.c),
+ * and heap's deforming then runs on it too: its leading fields are a
+ * buffer-heap slot's (docs/slot.md).
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -104,9 +104,8 @@ slim_slot_getsomeattrs_tail(SlimTupleTableSlot *sslot, HeapTupleHeader td,
  * Only reached when the slot holds a tuple (a virtual one has every value
  * valid).  heap's code deforms a standard row, and a tail row when only
  * its prefix is asked for, on the slot itself: it starts with a buffer-heap
- * slot's fields (the tuple shown, the saved offset, tts_nvalid) and heap's
- * callback reads nothing else; the reader, which holds the buffer pin, is
- * never deformed.  19's heap reads the leading attributes the slot's
+ * slot's fields (the tuple, the saved offset, tts_nvalid) and heap's
+ * callback reads nothing else.  19's heap reads the leading attributes the slot's
  * creator guarantees (NOT NULL, by value, never missing:
  * tts_first_nonguaranteed) at their cached offsets without NULL checks:
  * right for these rows too, as a row without a tail stores those

@@ -44,32 +44,18 @@ static struct
 }			slim_next_slot;
 
 /*
- * The reader lives inside the slot and uses the slot's own values arrays,
- * so it costs no allocation, no descriptor pin (the slot holds one for as
- * long as the reader lives) and no copying of values.  It is set up the
- * way MakeTupleTableSlot() sets up a buffer-heap slot with a fixed
- * descriptor.
+ * Set up what a slot adds to a buffer-heap slot's fields (which
+ * MakeTupleTableSlot() zeroed: no tuple, no buffer): the mode, the floors,
+ * and what is looked up once per slot.
  */
 static void
 slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
-	TupleTableSlot *reader = SLIM_READER(sslot);
 
-	/* table slots always have one; the reader and the floor depend on it */
+	/* table slots always have one; the floors depend on it */
 	if (slot->tts_tupleDescriptor == NULL)
 		elog(ERROR, "a slimheap slot needs a tuple descriptor");
-
-	/* MakeTupleTableSlot() zeroed the slot, reader_data included */
-	*((const TupleTableSlotOps **) &reader->tts_ops) = &TTSOpsBufferHeapTuple;
-	reader->type = T_TupleTableSlot;
-	reader->tts_flags = TTS_FLAG_EMPTY | TTS_FLAG_FIXED;
-	reader->tts_tupleDescriptor = slot->tts_tupleDescriptor;
-	reader->tts_values = slot->tts_values;
-	reader->tts_isnull = slot->tts_isnull;
-	reader->tts_mcxt = slot->tts_mcxt;
-	ItemPointerSetInvalid(&reader->tts_tid);
-	/* heap's init and release of a buffer-heap slot are empty: not called */
 
 	sslot->missing_floor = slim_missing_floor(slot->tts_tupleDescriptor);
 	sslot->formed_missing_floor = -1;

@@ -6,10 +6,11 @@
  *
  * Rows are standard heap tuples, so visibility, WAL, HOT, pruning, VACUUM
  * and TOAST stay heap's own.  Replaced: the slot type (slim_slot.c), the
- * callbacks that fill slots (slim_am_read.c, heap's code through the slot's
- * reader), the callbacks that write rows (slim_am_write.c), the index
- * build's scans (slim_index_build.c), and the rewrite of CLUSTER / VACUUM
- * FULL (slim_cluster.c).  slim_init_routine() below assigns them all.
+ * callbacks that fill slots (slim_am_read.c, heap's code on the slot lent
+ * as a buffer-heap slot), the callbacks that write rows (slim_am_write.c),
+ * the index build's scans (slim_index_build.c), and the rewrite of CLUSTER /
+ * VACUUM FULL (slim_cluster.c).  slim_init_routine() below assigns them
+ * all.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -70,7 +71,7 @@ slim_init_routine(void)
 	/* the slot: slimheap's type, forming rows in the table's mode */
 	slim_routine.slot_callbacks = slim_slot_callbacks;
 
-	/* reads: heap's, through the slot's reader (slim_am_read.c) */
+	/* reads: heap's, on the slot lent to heap (slim_am_read.c) */
 	slim_routine.scan_getnextslot = slim_scan_getnextslot;
 	slim_routine.scan_getnextslot_tidrange = slim_scan_getnextslot_tidrange;
 	slim_routine.index_fetch_tuple = slim_index_fetch_tuple;
