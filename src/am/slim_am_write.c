@@ -219,12 +219,13 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
 /*
  * INSERT and the insert of INSERT ... ON CONFLICT (speculative).  After
  * heap_insert() a slimheap slot holds the very tuple heap wrote, whose
- * header answers RETURNING's system columns.
+ * header answers RETURNING's system columns.  Any row: a slot of another
+ * type, a row with a tail (C3).
  */
-static pg_attribute_always_inline void
-slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
-				SlimInsertOptions options, BulkInsertState bistate, bool speculative,
-				uint32 specToken)
+static pg_noinline void
+slim_insert_any_row(Relation rel, TupleTableSlot *slot, CommandId cid,
+					SlimInsertOptions options, BulkInsertState bistate,
+					bool speculative, uint32 specToken)
 {
 	bool		in_slot;
 	bool		logged;
@@ -249,6 +250,38 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 
 	if (!in_slot)
 		heap_freetuple(tuple);
+}
+
+/*
+ * The usual insert, inline: a slimheap slot whose row is formed as rel
+ * wants it, without a tail, goes to heap_insert() as it is; the rest is
+ * slim_insert_any_row()'s (which takes the addresses of its flags, so it
+ * keeps its stack frame and the stack protector's check to itself).
+ */
+static pg_attribute_always_inline void
+slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
+				SlimInsertOptions options, BulkInsertState bistate,
+				bool speculative, uint32 specToken)
+{
+	HeapTuple	tuple;
+
+	if (unlikely(speculative || !TTS_IS_SLIMHEAP(slot)))
+	{
+		slim_insert_any_row(rel, slot, cid, options, bistate, speculative,
+							specToken);
+		return;
+	}
+	tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
+	if (unlikely(SlimHeaderHasTail(tuple->t_data)))
+	{
+		slim_insert_any_row(rel, slot, cid, options, bistate, false, 0);
+		return;
+	}
+	slot->tts_tableOid = RelationGetRelid(rel);
+	tuple->t_tableOid = slot->tts_tableOid;
+	slim_extend_as_needed(bistate);
+	heap_insert(rel, tuple, cid, options, bistate);
+	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 }
 
 void
@@ -320,11 +353,12 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 		slim_slot_lend_stored(slots[i], false);
 }
 
-TM_Result
-slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
-				  CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
-				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
-				  LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
+/* any update: a slot of another type, a row with a tail (C2, C3) */
+static pg_noinline TM_Result
+slim_update_any_row(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+					CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
+					Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+					LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
 {
 	bool		in_slot;
 	HeapTuple	tuple = slim_prepare_row(rel, slot, &in_slot, NULL, false);
@@ -356,6 +390,39 @@ slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 	if (!in_slot)
 		heap_freetuple(tuple);
 	return result;
+}
+
+/*
+ * UPDATE.  As for inserts, the usual row (a slimheap slot's, formed as rel
+ * wants it, without a tail) goes to heap as it is.
+ */
+TM_Result
+slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+				  CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
+				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+				  LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
+{
+	HeapTuple	tuple;
+	TM_Result	result;
+
+	if (likely(TTS_IS_SLIMHEAP(slot)))
+	{
+		tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
+		if (likely(!SlimHeaderHasTail(tuple->t_data)))
+		{
+			slim_guard_old_tail(rel, otid);
+			slot->tts_tableOid = RelationGetRelid(rel);
+			tuple->t_tableOid = slot->tts_tableOid;
+			result = slim_heap_update(rel, otid, tuple, cid,
+									  SLIM_UPDATE_OPTIONS_VALUE, crosscheck,
+									  wait, tmfd, lockmode, update_indexes);
+			ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
+			return result;
+		}
+	}
+	return slim_update_any_row(rel, otid, slot, cid,
+							   SLIM_UPDATE_OPTIONS_ARG snapshot, crosscheck,
+							   wait, tmfd, lockmode, update_indexes);
 }
 
 /* heap's delete, after the C3 guard */

@@ -69,11 +69,12 @@ slim_slot_form(SlimTupleTableSlot *sslot, TupleDesc desc, const Datum *values,
 
 /*
  * Forget what the slot keeps about its tuple besides the tuple itself: the
- * full-form copy handed out for it, the form it was given.  Before heap's
- * read callbacks store another tuple (slim_slot_lend()).
+ * full-form copy handed out for it, the form it was given.  Before a new
+ * tuple is stored, by the slot or by heap's read callbacks
+ * (slim_slot_lend_slow()).
  */
-void
-slim_slot_forget_copies(SlimTupleTableSlot *sslot)
+static inline void
+slim_slot_forget(SlimTupleTableSlot *sslot)
 {
 	if (sslot->handed_out != NULL)
 	{
@@ -85,16 +86,23 @@ slim_slot_forget_copies(SlimTupleTableSlot *sslot)
 	sslot->formed_missing_floor = -1;
 }
 
+/* the same, for the read callbacks (include/slim_slot.h) */
+void
+slim_slot_forget_copies(SlimTupleTableSlot *sslot)
+{
+	slim_slot_forget(sslot);
+}
+
 /*
  * Forget the tuple, freeing it if the slot owns it, else releasing the pin
  * of its buffer, and the full-form copy handed out for it.
  */
-static void
+static pg_attribute_always_inline void
 slim_slot_drop_tuple(SlimTupleTableSlot *sslot)
 {
 	TupleTableSlot *slot = &sslot->base.base.base;
 
-	slim_slot_forget_copies(sslot);
+	slim_slot_forget(sslot);
 	if (TTS_SHOULDFREE(slot))
 	{
 		heap_freetuple(SLIM_TUPLE(sslot));
