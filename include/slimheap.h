@@ -75,6 +75,12 @@ typedef struct SlimRelInfo
 	 * rewrite clears: docs/fast-defaults.md, revision 3, 6).
 	 */
 	bool		rewrite_target;
+
+	/*
+	 * The executor reads a new row's values back: an index, a trigger, a
+	 * NOT NULL or CHECK constraint (slim_slot_keep_values()).
+	 */
+	bool		reads_values;
 } SlimRelInfo;
 
 /*

@@ -198,13 +198,12 @@ slim_old_row_tail(Relation rel, ItemPointer tid, bool *external)
  * slimheap, event triggers off in a session that loaded the library
  * during the ALTER) can get here.
  */
-static void
-slim_guard_old_tail(Relation rel, ItemPointer tid)
+static pg_noinline void
+slim_guard_old_tail_full(Relation rel, ItemPointer tid)
 {
 	bool		external;
 
-	if (!RelationIsLogicallyLogged(rel) ||
-		rel->rd_rel->relreplident != REPLICA_IDENTITY_FULL)
+	if (!RelationIsLogicallyLogged(rel))
 		return;
 	if (slim_old_row_tail(rel, tid, &external))
 		ereport(ERROR,
@@ -214,6 +213,14 @@ slim_guard_old_tail(Relation rel, ItemPointer tid)
 				 errdetail("REPLICA IDENTITY FULL logs the old row whole, and logical decoding reads it as a heap row."),
 				 errhint("Run ALTER TABLE %s REPLICA IDENTITY FULL again with slimheap loaded: it re-lays the table's rows without tails.",
 						 RelationGetRelationName(rel))));
+}
+
+/* the guard, inline: most tables are not REPLICA IDENTITY FULL */
+static inline void
+slim_guard_old_tail(Relation rel, ItemPointer tid)
+{
+	if (unlikely(rel->rd_rel->relreplident == REPLICA_IDENTITY_FULL))
+		slim_guard_old_tail_full(rel, tid);
 }
 
 /*

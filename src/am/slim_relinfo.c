@@ -385,6 +385,11 @@ slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 	local.no_tail_floor = slim_floor_intern(RelationGetDescr(rel)->natts,
 											false, NULL, 0);
 	local.rewrite_target = source != NULL && !keeps_missing;
+	local.reads_values = rel->rd_rel->relhasindex ||
+		rel->rd_rel->relhastriggers ||
+		(RelationGetDescr(rel)->constr != NULL &&
+		 (RelationGetDescr(rel)->constr->has_not_null ||
+		  RelationGetDescr(rel)->constr->num_check > 0));
 	if (local.options.null_bitmap == SLIM_NULL_BITMAP_COMPRESS)
 	{
 		/* an index being built here, or about to be built anywhere */

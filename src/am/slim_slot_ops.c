@@ -48,7 +48,7 @@ static struct
  * MakeTupleTableSlot() zeroed: no tuple, no buffer): the mode, the floors,
  * and what is looked up once per slot.
  */
-static void
+static pg_attribute_always_inline void
 slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 {
 	SlimTupleTableSlot *sslot = (SlimTupleTableSlot *) slot;
@@ -149,10 +149,7 @@ slim_slot_ops(Relation rel, const SlimRelInfo *info)
 
 	slim_next_slot.desc = desc;
 	slim_next_slot.typeid = desc->tdtypeid;
-	slim_next_slot.reads_values = rel->rd_rel->relhasindex ||
-		rel->rd_rel->relhastriggers ||
-		(desc->constr != NULL &&
-		 (desc->constr->has_not_null || desc->constr->num_check > 0));
+	slim_next_slot.reads_values = info->reads_values;
 	switch (info->options.null_bitmap)
 	{
 		case SLIM_NULL_BITMAP_FULL:
