@@ -1,15 +1,17 @@
 --
 -- INSERT, COPY, UPDATE, DELETE, ON CONFLICT and RETURNING on a heap table
 -- and its slimheap twin.  Columns after id are nullable, so most rows end in
--- NULLs and are stored truncated.
+-- NULLs and are stored truncated.  p8 and p9 are never set: they make the
+-- table wider than 8 attributes, as a narrower one stores heap's full form
+-- in every mode (docs/narrow-slot.md).
 --
 CREATE SCHEMA twin_dml;
 SET search_path = twin_dml, public;
 
 CREATE TABLE dml_h (id int PRIMARY KEY, a int, b text, c numeric, d int,
-                    e int[], f jsonb) USING heap WITH (fillfactor = 50);
+                    e int[], f jsonb, p8 int, p9 int) USING heap WITH (fillfactor = 50);
 CREATE TABLE dml_s (id int PRIMARY KEY, a int, b text, c numeric, d int,
-                    e int[], f jsonb) USING slimheap WITH (fillfactor = 50);
+                    e int[], f jsonb, p8 int, p9 int) USING slimheap WITH (fillfactor = 50);
 CREATE INDEX ON dml_h (c);
 CREATE INDEX ON dml_s (c);
 
@@ -47,30 +49,30 @@ FROM generate_series(100, 299) AS g;
 
 -- COPY FROM stdin (the multi-insert path), NULLs in every position
 COPY dml_h FROM stdin;
-1000	\N	\N	\N	\N	\N	\N
-1001	1	\N	\N	\N	\N	\N
-1002	\N	b	\N	\N	\N	\N
-1003	\N	\N	3.25	\N	\N	\N
-1004	\N	\N	\N	4	\N	\N
-1005	\N	\N	\N	\N	{5}	\N
-1006	\N	\N	\N	\N	\N	{"x": 6}
-1007	7	b7	7.5	7	{7,7}	{"x": 7}
-1008	8	\N	8.5	\N	{8}	\N
-1009	\N	b9	\N	9	\N	[9]
-1010	10	b10	10	10	\N	\N
+1000	\N	\N	\N	\N	\N	\N	\N	\N
+1001	1	\N	\N	\N	\N	\N	\N	\N
+1002	\N	b	\N	\N	\N	\N	\N	\N
+1003	\N	\N	3.25	\N	\N	\N	\N	\N
+1004	\N	\N	\N	4	\N	\N	\N	\N
+1005	\N	\N	\N	\N	{5}	\N	\N	\N
+1006	\N	\N	\N	\N	\N	{"x": 6}	\N	\N
+1007	7	b7	7.5	7	{7,7}	{"x": 7}	\N	\N
+1008	8	\N	8.5	\N	{8}	\N	\N	\N
+1009	\N	b9	\N	9	\N	[9]	\N	\N
+1010	10	b10	10	10	\N	\N	\N	\N
 \.
 COPY dml_s FROM stdin;
-1000	\N	\N	\N	\N	\N	\N
-1001	1	\N	\N	\N	\N	\N
-1002	\N	b	\N	\N	\N	\N
-1003	\N	\N	3.25	\N	\N	\N
-1004	\N	\N	\N	4	\N	\N
-1005	\N	\N	\N	\N	{5}	\N
-1006	\N	\N	\N	\N	\N	{"x": 6}
-1007	7	b7	7.5	7	{7,7}	{"x": 7}
-1008	8	\N	8.5	\N	{8}	\N
-1009	\N	b9	\N	9	\N	[9]
-1010	10	b10	10	10	\N	\N
+1000	\N	\N	\N	\N	\N	\N	\N	\N
+1001	1	\N	\N	\N	\N	\N	\N	\N
+1002	\N	b	\N	\N	\N	\N	\N	\N
+1003	\N	\N	3.25	\N	\N	\N	\N	\N
+1004	\N	\N	\N	4	\N	\N	\N	\N
+1005	\N	\N	\N	\N	{5}	\N	\N	\N
+1006	\N	\N	\N	\N	\N	{"x": 6}	\N	\N
+1007	7	b7	7.5	7	{7,7}	{"x": 7}	\N	\N
+1008	8	\N	8.5	\N	{8}	\N	\N	\N
+1009	\N	b9	\N	9	\N	[9]	\N	\N
+1010	10	b10	10	10	\N	\N	\N	\N
 \.
 -- COPY with a column list: the columns left out are NULL
 COPY dml_h (id, b) FROM stdin WITH (FORMAT csv);

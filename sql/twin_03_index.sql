@@ -8,10 +8,13 @@
 CREATE SCHEMA twin_index;
 SET search_path = twin_index, public;
 
+-- p8 and p9 are never set: they make the table wider than 8 attributes, so
+-- that its rows are stored truncated (a narrower table stores heap's full
+-- form in every mode, docs/narrow-slot.md)
 CREATE TABLE idx_h (id int NOT NULL, seq int, txt text, tags int[],
-                    doc jsonb, n numeric, pad int) USING heap;
+                    doc jsonb, n numeric, pad int, p8 int, p9 int) USING heap;
 CREATE TABLE idx_s (id int NOT NULL, seq int, txt text, tags int[],
-                    doc jsonb, n numeric, pad int) USING slimheap;
+                    doc jsonb, n numeric, pad int, p8 int, p9 int) USING slimheap;
 -- indexes that exist while the rows are inserted
 CREATE UNIQUE INDEX idx_h_id ON idx_h (id);
 CREATE UNIQUE INDEX idx_s_id ON idx_s (id);

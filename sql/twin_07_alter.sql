@@ -11,6 +11,11 @@
 -- bt_index_check(..., heapallindexed => true) re-forms each row's index
 -- entry from the table and must find it in the index.
 --
+-- Columns p<n> (n their attribute number) are never set: they make the
+-- tables wider than 8 attributes from the start, so that rows ending in
+-- NULLs are stored truncated (a narrower table stores heap's full form in
+-- every mode, docs/narrow-slot.md).
+--
 CREATE SCHEMA twin_alter;
 SET search_path = twin_alter, public;
 
@@ -52,23 +57,25 @@ BEGIN
 END
 $$;
 
-CREATE TABLE alt_h (id int PRIMARY KEY, a int, b text) USING heap;
-CREATE TABLE alt_s (id int PRIMARY KEY, a int, b text) USING slimheap;
+CREATE TABLE alt_h (id int PRIMARY KEY, a int, b text,
+                    p4 int, p5 int, p6 int, p7 int, p8 int, p9 int) USING heap;
+CREATE TABLE alt_s (id int PRIMARY KEY, a int, b text,
+                    p4 int, p5 int, p6 int, p7 int, p8 int, p9 int) USING slimheap;
 INSERT INTO alt_h VALUES (1, NULL, NULL), (2, 2, NULL), (3, NULL, 'three'), (4, 4, 'four');
 INSERT INTO alt_s VALUES (1, NULL, NULL), (2, 2, NULL), (3, NULL, 'three'), (4, 4, 'four');
 
 -- ADD COLUMN without a default: old rows read NULL
 ALTER TABLE alt_h ADD COLUMN n int;
 ALTER TABLE alt_s ADD COLUMN n int;
-INSERT INTO alt_h VALUES (5, 5, NULL, NULL), (6, NULL, NULL, 6);
-INSERT INTO alt_s VALUES (5, 5, NULL, NULL), (6, NULL, NULL, 6);
+INSERT INTO alt_h (id, a, b, n) VALUES (5, 5, NULL, NULL), (6, NULL, NULL, 6);
+INSERT INTO alt_s (id, a, b, n) VALUES (5, 5, NULL, NULL), (6, NULL, NULL, 6);
 
 -- ADD COLUMN with a default: old rows read it; new rows store what they
 -- are given, explicit NULLs included
 ALTER TABLE alt_h ADD COLUMN d int DEFAULT 42;
 ALTER TABLE alt_s ADD COLUMN d int DEFAULT 42;
-INSERT INTO alt_h VALUES (7, NULL, NULL, NULL, NULL), (9, 9, NULL, NULL, NULL);
-INSERT INTO alt_s VALUES (7, NULL, NULL, NULL, NULL), (9, 9, NULL, NULL, NULL);
+INSERT INTO alt_h (id, a, b, n, d) VALUES (7, NULL, NULL, NULL, NULL), (9, 9, NULL, NULL, NULL);
+INSERT INTO alt_s (id, a, b, n, d) VALUES (7, NULL, NULL, NULL, NULL), (9, 9, NULL, NULL, NULL);
 INSERT INTO alt_h (id) VALUES (8);
 INSERT INTO alt_s (id) VALUES (8);
 INSERT INTO alt_h (id, d) VALUES (10, DEFAULT), (11, NULL);
@@ -207,41 +214,45 @@ SELECT * FROM twin.storage('alt_h', 'alt_s', 'id');
 -- a transaction rolled back: the rows written in between must follow the
 -- columns as they are at that moment (the cached T1 floor is invalidated)
 --
-CREATE TABLE tx_h (id int, a int) USING heap;
-CREATE TABLE tx_s (id int, a int) USING slimheap;
+CREATE TABLE tx_h (id int, a int, p3 int, p4 int, p5 int, p6 int, p7 int,
+                   p8 int, p9 int) USING heap;
+CREATE TABLE tx_s (id int, a int, p3 int, p4 int, p5 int, p6 int, p7 int,
+                   p8 int, p9 int) USING slimheap;
 INSERT INTO tx_h VALUES (1, 1);
 INSERT INTO tx_s VALUES (1, 1);
 BEGIN;
 ALTER TABLE tx_h ADD COLUMN d int DEFAULT 5;
 ALTER TABLE tx_s ADD COLUMN d int DEFAULT 5;
-INSERT INTO tx_h VALUES (2, NULL, NULL);
-INSERT INTO tx_s VALUES (2, NULL, NULL);
+INSERT INTO tx_h (id, a, d) VALUES (2, NULL, NULL);
+INSERT INTO tx_s (id, a, d) VALUES (2, NULL, NULL);
 SAVEPOINT sp;
 ALTER TABLE tx_h ADD COLUMN e int DEFAULT 6;
 ALTER TABLE tx_s ADD COLUMN e int DEFAULT 6;
-INSERT INTO tx_h VALUES (3, NULL, NULL, NULL);
-INSERT INTO tx_s VALUES (3, NULL, NULL, NULL);
+INSERT INTO tx_h (id, a, d, e) VALUES (3, NULL, NULL, NULL);
+INSERT INTO tx_s (id, a, d, e) VALUES (3, NULL, NULL, NULL);
 ROLLBACK TO sp;
-INSERT INTO tx_h VALUES (4, NULL, NULL);
-INSERT INTO tx_s VALUES (4, NULL, NULL);
+INSERT INTO tx_h (id, a, d) VALUES (4, NULL, NULL);
+INSERT INTO tx_s (id, a, d) VALUES (4, NULL, NULL);
 COMMIT;
 BEGIN;
 ALTER TABLE tx_h ADD COLUMN f int DEFAULT 7;
 ALTER TABLE tx_s ADD COLUMN f int DEFAULT 7;
-INSERT INTO tx_h VALUES (5, NULL, NULL, NULL);
-INSERT INTO tx_s VALUES (5, NULL, NULL, NULL);
+INSERT INTO tx_h (id, a, d, f) VALUES (5, NULL, NULL, NULL);
+INSERT INTO tx_s (id, a, d, f) VALUES (5, NULL, NULL, NULL);
 ROLLBACK;
-INSERT INTO tx_h VALUES (6, NULL, NULL);
-INSERT INTO tx_s VALUES (6, NULL, NULL);
+INSERT INTO tx_h (id, a, d) VALUES (6, NULL, NULL);
+INSERT INTO tx_s (id, a, d) VALUES (6, NULL, NULL);
 SELECT t.*, s.natts FROM tx_s t JOIN twin.stored('tx_s') s ON s.tid = t.ctid ORDER BY id;
 SELECT * FROM twin.compare('tx_h', 'tx_s');
 
 --
--- DROP COLUMN: a middle and a trailing column; dropped columns are stored
--- as NULL by later writes and rewrites
+-- DROP COLUMN: a middle and a trailing column (d: only p6 .. p9 follow it);
+-- dropped columns are stored as NULL by later writes and rewrites
 --
-CREATE TABLE drop_h (id int, a int, b text, c int, d int) USING heap;
-CREATE TABLE drop_s (id int, a int, b text, c int, d int) USING slimheap;
+CREATE TABLE drop_h (id int, a int, b text, c int, d int,
+                     p6 int, p7 int, p8 int, p9 int) USING heap;
+CREATE TABLE drop_s (id int, a int, b text, c int, d int,
+                     p6 int, p7 int, p8 int, p9 int) USING slimheap;
 INSERT INTO drop_h VALUES (1, 1, 'b', 1, 1), (2, NULL, 'b', NULL, NULL), (3, 3, NULL, 3, NULL), (4, NULL, NULL, NULL, 4);
 INSERT INTO drop_s VALUES (1, 1, 'b', 1, 1), (2, NULL, 'b', NULL, NULL), (3, 3, NULL, 3, NULL), (4, NULL, NULL, NULL, 4);
 ALTER TABLE drop_h DROP COLUMN b;
@@ -262,16 +273,18 @@ SELECT * FROM twin.compare('drop_h', 'drop_s');
 SELECT * FROM twin.storage('drop_h', 'drop_s', 'id');
 ALTER TABLE drop_h ADD COLUMN e text DEFAULT 'e';
 ALTER TABLE drop_s ADD COLUMN e text DEFAULT 'e';
-INSERT INTO drop_h VALUES (7, NULL, NULL, NULL);
-INSERT INTO drop_s VALUES (7, NULL, NULL, NULL);
+INSERT INTO drop_h (id, a, c, e) VALUES (7, NULL, NULL, NULL);
+INSERT INTO drop_s (id, a, c, e) VALUES (7, NULL, NULL, NULL);
 SELECT * FROM drop_s ORDER BY id;
 SELECT * FROM twin.compare('drop_h', 'drop_s');
 
 --
 -- ALTER COLUMN TYPE of a trailing column, with a USING that makes NULLs
 --
-CREATE TABLE typ_h (id int, a int, t text) USING heap;
-CREATE TABLE typ_s (id int, a int, t text) USING slimheap;
+CREATE TABLE typ_h (id int, a int, t text,
+                    p4 int, p5 int, p6 int, p7 int, p8 int, p9 int) USING heap;
+CREATE TABLE typ_s (id int, a int, t text,
+                    p4 int, p5 int, p6 int, p7 int, p8 int, p9 int) USING slimheap;
 INSERT INTO typ_h VALUES (1, 1, '10'), (2, NULL, 'x'), (3, 3, NULL), (4, NULL, '40');
 INSERT INTO typ_s VALUES (1, 1, '10'), (2, NULL, 'x'), (3, 3, NULL), (4, NULL, '40');
 ALTER TABLE typ_h ALTER COLUMN t TYPE int USING CASE WHEN t ~ '^\d+$' THEN t::int END;
@@ -284,8 +297,10 @@ SELECT * FROM twin.natts_rule('typ_s');
 -- VACUUM and TRUNCATE: freed space is reused by new rows, TRUNCATE gives a
 -- new file; the rows stay truncated
 --
-CREATE TABLE vac_h (id int, a int, b int, c int) USING heap;
-CREATE TABLE vac_s (id int, a int, b int, c int) USING slimheap;
+CREATE TABLE vac_h (id int, a int, b int, c int,
+                    p5 int, p6 int, p7 int, p8 int, p9 int) USING heap;
+CREATE TABLE vac_s (id int, a int, b int, c int,
+                    p5 int, p6 int, p7 int, p8 int, p9 int) USING slimheap;
 INSERT INTO vac_h SELECT g, g, CASE WHEN g % 2 = 0 THEN g END, CASE WHEN g % 3 = 0 THEN g END FROM generate_series(1, 1000) AS g;
 INSERT INTO vac_s SELECT g, g, CASE WHEN g % 2 = 0 THEN g END, CASE WHEN g % 3 = 0 THEN g END FROM generate_series(1, 1000) AS g;
 DELETE FROM vac_h WHERE id % 4 <> 0;
