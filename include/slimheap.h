@@ -81,7 +81,32 @@ typedef struct SlimRelInfo
 	 * NOT NULL or CHECK constraint (slim_slot_keep_values()).
 	 */
 	bool		reads_values;
+
+	/*
+	 * A table of at most SLIM_NARROW_NATTS attributes (dropped ones
+	 * included): its NULL bitmap fits the padding after heap's header, so
+	 * every mode stores heap's full form (options.null_bitmap says full) and
+	 * its slots are heap's own (docs/narrow-slot.md).
+	 */
+	bool		narrow;
+
+	/*
+	 * A read of this relation met a row shorter than its descriptor (a row
+	 * stored before ADD COLUMN, or truncated by an earlier release): heap's
+	 * slot copies every such row, so this backend's later slots are
+	 * slimheap's again, which hand a copy only to who asks.  Lost with the
+	 * relcache entry, learnt again.
+	 */
+	bool		short_rows;
 } SlimRelInfo;
+
+/*
+ * The most attributes whose NULL bitmap (one byte) fits in the padding that
+ * MAXALIGN leaves after heap's 23-byte header: such a row is as long in
+ * heap's full form as truncated, and no prefix floor leaves it a tail (K
+ * counts 8 free attributes, docs/row-floor.md).
+ */
+#define SLIM_NARROW_NATTS	8
 
 /*
  * slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap.  Only
@@ -205,6 +230,9 @@ slim_get_relinfo(Relation rel)
 		return (const SlimRelInfo *) rel->rd_amcache;
 	return slim_build_relinfo(rel);
 }
+
+/* slim_relinfo.c: a read met a row shorter than rel's descriptor */
+extern void slim_relinfo_note_short_rows(Relation rel);
 
 /* slim_routine.c: heap's routine, and the routine slimheap_am.c made */
 /*

@@ -38,6 +38,7 @@ my %header_layer = (
 	'slimheap.h' => 'am',
 	'slim_am.h' => 'am',
 	'slim_slot.h' => 'am',
+	'slim_heap_slot.h' => 'am',
 	'slim_index.h' => 'am',
 	'slim_relayout.h' => 'am',
 	'slim_compact_position.h' => 'am',

@@ -8,7 +8,9 @@
  * only into buffer-heap slots (ExecStoreBufferHeapTuple refuses any other),
  * so each callback lends heap the slot as one for the call (slim_slot_lend()
  * in slim_slot.h): two stores per call, no copy, the pin heap's store takes.
- * Slots of other types go to heap as they are.
+ * Slots of other types go to heap as they are; a row heap stores in a
+ * buffer-heap slot (a narrow table's, slim_heap_slot.h) is then checked
+ * to have every attribute.
  *
  * The index-build scans are slim_index_build.c's.
  *
@@ -27,22 +29,28 @@
 
 #include "slim_am.h"
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_slot.h"
 #include "slimheap.h"
 
 /*
  * Each callback lends a slimheap slot to heap for the call, and takes it
  * back before returning heap's result; a slot of another type goes to heap
- * as it is.  The two per-row callbacks (a scan's next row, an index
- * fetch) keep only the slot across heap's call, and send every other case
- * to a function of its own, whose end is heap's own call.
+ * as it is, and what heap stored in it is checked after (rel: the relation
+ * read).  The two per-row callbacks (a scan's next row, an index fetch)
+ * handle a lendable slimheap slot inline and send every other slot to a
+ * function of its own (a scan has one for heap's slot).
  */
 #define SLIM_LENT(slot, type, call) \
 	do { \
 		type		result_; \
 		\
 		if (!TTS_IS_SLIMHEAP(slot)) \
-			return (call); \
+		{ \
+			result_ = (call); \
+			slim_heap_slot_check_any(slot); \
+			return result_; \
+		} \
 		slim_slot_lend_slow(slot); \
 		result_ = (call); \
 		slim_slot_take_back(slot); \
@@ -57,18 +65,43 @@ slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
 			  slim_heap_routine->scan_getnextslot(scan, direction, slot));
 }
 
-bool
-slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
-					  TupleTableSlot *slot)
+/* heap's own slot (a narrow table's): heap's read, then the check */
+static pg_noinline bool
+slim_scan_getnextslot_heap(TableScanDesc scan, ScanDirection direction,
+						   TupleTableSlot *slot)
+{
+	if (!slim_heap_routine->scan_getnextslot(scan, direction, slot))
+		return false;
+	return slim_heap_slot_checked(slot);
+}
+
+/* a lendable slimheap slot (slim_slot_lendable()), lent for heap's call */
+static pg_noinline bool
+slim_scan_getnextslot_lent(TableScanDesc scan, ScanDirection direction,
+						   TupleTableSlot *slot)
 {
 	bool		found;
 
-	if (unlikely(!slim_slot_lendable(slot)))
-		return slim_scan_getnextslot_slow(scan, direction, slot);
 	slim_slot_lend(slot);
 	found = slim_heap_routine->scan_getnextslot(scan, direction, slot);
 	slim_slot_take_back(slot);
 	return found;
+}
+
+/*
+ * Only the slot's type here: each path is a function of its own, which
+ * keeps only the slot across heap's call, so that neither pays for the
+ * other's registers (bench/results/instructions-profile.md).
+ */
+bool
+slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
+					  TupleTableSlot *slot)
+{
+	if (slot->tts_ops == &TTSOpsBufferHeapTuple)
+		return slim_scan_getnextslot_heap(scan, direction, slot);
+	if (unlikely(!slim_slot_lendable(slot)))
+		return slim_scan_getnextslot_slow(scan, direction, slot);
+	return slim_scan_getnextslot_lent(scan, direction, slot);
 }
 
 bool
@@ -90,21 +123,47 @@ slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
 												   call_again, all_dead));
 }
 
-bool
-slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
-					   Snapshot snapshot, TupleTableSlot *slot,
-					   bool *call_again, bool *all_dead)
+/* heap's own slot (a narrow table's): heap's fetch, then the check */
+static pg_noinline bool
+slim_index_fetch_tuple_heap(struct IndexFetchTableData *scan, ItemPointer tid,
+							Snapshot snapshot, TupleTableSlot *slot,
+							bool *call_again, bool *all_dead)
+{
+	if (!slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
+											  call_again, all_dead))
+		return false;
+	return slim_heap_slot_checked(slot);
+}
+
+/* a lendable slimheap slot, lent for heap's call */
+static pg_noinline bool
+slim_index_fetch_tuple_lent(struct IndexFetchTableData *scan, ItemPointer tid,
+							Snapshot snapshot, TupleTableSlot *slot,
+							bool *call_again, bool *all_dead)
 {
 	bool		found;
 
-	if (unlikely(!slim_slot_lendable(slot)))
-		return slim_index_fetch_tuple_slow(scan, tid, snapshot, slot,
-										   call_again, all_dead);
 	slim_slot_lend(slot);
 	found = slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 												 call_again, all_dead);
 	slim_slot_take_back(slot);
 	return found;
+}
+
+/* as slim_scan_getnextslot(): only the slot's type here */
+bool
+slim_index_fetch_tuple(struct IndexFetchTableData *scan, ItemPointer tid,
+					   Snapshot snapshot, TupleTableSlot *slot,
+					   bool *call_again, bool *all_dead)
+{
+	if (slot->tts_ops == &TTSOpsBufferHeapTuple)
+		return slim_index_fetch_tuple_heap(scan, tid, snapshot, slot,
+										   call_again, all_dead);
+	if (unlikely(!slim_slot_lendable(slot)))
+		return slim_index_fetch_tuple_slow(scan, tid, snapshot, slot,
+										   call_again, all_dead);
+	return slim_index_fetch_tuple_lent(scan, tid, snapshot, slot,
+									   call_again, all_dead);
 }
 
 bool
@@ -129,7 +188,7 @@ slim_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 	bool		result;
 
 	if (!TTS_IS_SLIMHEAP(slot))
-		return slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
+		return slim_heap_slot_satisfies(rel, slot, snapshot);
 	slim_slot_lend(slot);
 	result = slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
 	slim_slot_take_back(slot);

@@ -10,7 +10,9 @@
  * the row honours what only the relation knows (its current mode, and for a
  * table being rewritten the old table's fast defaults) and to give heap a
  * tuple it may write the header of.  Other slots (CREATE TABLE AS, REFRESH
- * MATERIALIZED VIEW) have their row formed from values.
+ * MATERIALIZED VIEW) have their row formed from values.  A narrow table's
+ * slots are heap's (slim_slot_ops()), and its rows go to heap's own
+ * callbacks.
  *
  * The invariants named below (T1, E1, C1-C4) are defined in
  * docs/invariants.md.
@@ -35,6 +37,7 @@
 
 #include "slim_am.h"
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_slot.h"
 #include "slim_tail.h"
 #include "slim_wal.h"
@@ -260,6 +263,27 @@ slim_insert_any_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 }
 
 /*
+ * A slot that is not slimheap's.  A narrow table's rows are heap's
+ * (SlimRelInfo.narrow), and its slots are heap's too: heap's own insert,
+ * which forms the row from the slot.  A short stored row is formed again
+ * from its values, as slimheap's slot would: every row a narrow table
+ * stores has all its attributes, whichever slot brought it.  Other
+ * tables' rows are formed in their mode.
+ */
+static pg_noinline void
+slim_insert_other_slot(Relation rel, TupleTableSlot *slot, CommandId cid,
+					   SlimInsertOptions options, BulkInsertState bistate)
+{
+	if (likely(slim_get_relinfo(rel)->narrow) &&
+		likely(!slim_slot_holds_short_row(rel, slot)))
+	{
+		slim_heap_routine->tuple_insert(rel, slot, cid, options, bistate);
+		return;
+	}
+	slim_insert_any_row(rel, slot, cid, options, bistate, false, 0);
+}
+
+/*
  * The usual insert, inline: a slimheap slot whose row is formed as rel
  * wants it, without a tail, goes to heap_insert() as it is; the rest is
  * slim_insert_any_row()'s (which takes the addresses of its flags, so it
@@ -291,11 +315,58 @@ slim_insert_row(Relation rel, TupleTableSlot *slot, CommandId cid,
 	ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
 }
 
+/* a slimheap slot's row */
+static pg_noinline void
+slim_insert_slimheap_row(Relation rel, TupleTableSlot *slot, CommandId cid,
+						 SlimInsertOptions options, BulkInsertState bistate)
+{
+	slim_insert_row(rel, slot, cid, options, bistate, false, 0);
+}
+
+/* a row to form from its values (slim_insert_any_row()), not speculative */
+static pg_noinline void
+slim_insert_formed(Relation rel, TupleTableSlot *slot, CommandId cid,
+				   SlimInsertOptions options, BulkInsertState bistate)
+{
+	slim_insert_any_row(rel, slot, cid, options, bistate, false, 0);
+}
+
+/*
+ * heap's buffer-heap slot into a narrow table (the slot its executor
+ * made, or a scan's passed on): heap's insert, unless the slot holds a
+ * short stored row (slim_insert_other_slot())
+ */
+static pg_noinline void
+slim_insert_heap_slot(Relation rel, TupleTableSlot *slot, CommandId cid,
+					  SlimInsertOptions options, BulkInsertState bistate)
+{
+	HeapTuple	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
+
+	if (likely(tuple == NULL) ||
+		likely((tuple->t_data->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) ==
+			   RelationGetDescr(rel)->natts))
+		slim_heap_routine->tuple_insert(rel, slot, cid, options, bistate);
+	else
+		slim_insert_formed(rel, slot, cid, options, bistate);
+}
+
+/*
+ * Only the slot's type here: each kind of slot has a function of its own,
+ * so that a narrow table's insert (heap's slot) pays for no register the
+ * slimheap slot's path keeps.  A table is narrow by its descriptor alone
+ * (SlimRelInfo.narrow).
+ */
 void
 slim_tuple_insert(Relation rel, TupleTableSlot *slot, CommandId cid,
 				  SlimInsertOptions options, BulkInsertState bistate)
 {
-	slim_insert_row(rel, slot, cid, options, bistate, false, 0);
+	if (slot->tts_ops == &TTSOpsBufferHeapTuple &&
+		RelationGetDescr(rel)->natts <= SLIM_NARROW_NATTS)
+		slim_insert_heap_slot(rel, slot, cid, options, bistate);
+	else if (unlikely(!TTS_IS_SLIMHEAP(slot)))
+		slim_insert_other_slot(rel, slot, cid, options, bistate);
+	else
+		slim_insert_slimheap_row(rel, slot, cid, options, bistate);
 }
 
 void
@@ -303,7 +374,30 @@ slim_tuple_insert_speculative(Relation rel, TupleTableSlot *slot,
 							  CommandId cid, SlimInsertOptions options,
 							  BulkInsertState bistate, uint32 specToken)
 {
-	slim_insert_row(rel, slot, cid, options, bistate, true, specToken);
+	if (!TTS_IS_SLIMHEAP(slot) && slim_get_relinfo(rel)->narrow &&
+		!slim_slot_holds_short_row(rel, slot))
+		slim_heap_routine->tuple_insert_speculative(rel, slot, cid, options,
+													bistate, specToken);
+	else
+		slim_insert_row(rel, slot, cid, options, bistate, true, specToken);
+}
+
+/*
+ * Whether heap's multi-insert may take the batch of a narrow table as it
+ * is: no slot is slimheap's, none holds a short row
+ */
+static bool
+slim_batch_is_heaps(Relation rel, TupleTableSlot **slots, int ntuples)
+{
+	int			i;
+
+	for (i = 0; i < ntuples; i++)
+	{
+		if (TTS_IS_SLIMHEAP(slots[i]) ||
+			slim_slot_holds_short_row(rel, slots[i]))
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -322,6 +416,12 @@ slim_multi_insert(Relation rel, TupleTableSlot **slots, int ntuples,
 	bool		tails = false;
 	int			i;
 
+	if (info->narrow && slim_batch_is_heaps(rel, slots, ntuples))
+	{
+		slim_heap_routine->multi_insert(rel, slots, ntuples, cid, options,
+										bistate);
+		return;
+	}
 	for (i = 0; i < ntuples; i++)
 	{
 		if (!TTS_IS_SLIMHEAP(slots[i]))
@@ -400,36 +500,77 @@ slim_update_any_row(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 }
 
 /*
- * UPDATE.  As for inserts, the usual row (a slimheap slot's, formed as rel
+ * A slot that is not slimheap's: a narrow table's rows and slots are
+ * heap's, so heap's own update, unless the slot holds a short stored row
+ * (slim_insert_other_slot()); other tables' rows are formed in their mode.
+ */
+static pg_noinline TM_Result
+slim_update_other_slot(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+					   CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
+					   Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+					   LockTupleMode *lockmode,
+					   SlimUpdateIndexes *update_indexes)
+{
+	if (likely(slim_get_relinfo(rel)->narrow) &&
+		likely(!slim_slot_holds_short_row(rel, slot)))
+	{
+		slim_guard_old_tail(rel, otid);
+		return slim_heap_routine->tuple_update(rel, otid, slot, cid,
+											   SLIM_UPDATE_OPTIONS_ARG snapshot,
+											   crosscheck, wait, tmfd,
+											   lockmode, update_indexes);
+	}
+	return slim_update_any_row(rel, otid, slot, cid,
+							   SLIM_UPDATE_OPTIONS_ARG snapshot, crosscheck,
+							   wait, tmfd, lockmode, update_indexes);
+}
+
+/*
+ * A slimheap slot's row.  As for inserts, the usual row (formed as rel
  * wants it, without a tail) goes to heap as it is.
  */
+static pg_noinline TM_Result
+slim_update_slimheap_row(Relation rel, ItemPointer otid, TupleTableSlot *slot,
+						 CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
+						 Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
+						 LockTupleMode *lockmode,
+						 SlimUpdateIndexes *update_indexes)
+{
+	HeapTuple	tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
+	TM_Result	result;
+
+	if (likely(!SlimHeaderHasTail(tuple->t_data)))
+	{
+		slim_guard_old_tail(rel, otid);
+		slot->tts_tableOid = RelationGetRelid(rel);
+		tuple->t_tableOid = slot->tts_tableOid;
+		result = slim_heap_update(rel, otid, tuple, cid,
+								  SLIM_UPDATE_OPTIONS_VALUE, crosscheck,
+								  wait, tmfd, lockmode, update_indexes);
+		ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
+		return result;
+	}
+	return slim_update_any_row(rel, otid, slot, cid,
+							   SLIM_UPDATE_OPTIONS_ARG snapshot, crosscheck,
+							   wait, tmfd, lockmode, update_indexes);
+}
+
+/* UPDATE: only the slot's type here, as for inserts */
 TM_Result
 slim_tuple_update(Relation rel, ItemPointer otid, TupleTableSlot *slot,
 				  CommandId cid, SLIM_UPDATE_OPTIONS_PARAM Snapshot snapshot,
 				  Snapshot crosscheck, bool wait, TM_FailureData *tmfd,
 				  LockTupleMode *lockmode, SlimUpdateIndexes *update_indexes)
 {
-	HeapTuple	tuple;
-	TM_Result	result;
-
-	if (likely(TTS_IS_SLIMHEAP(slot)))
-	{
-		tuple = slim_slot_fitted(slot, slim_get_relinfo(rel));
-		if (likely(!SlimHeaderHasTail(tuple->t_data)))
-		{
-			slim_guard_old_tail(rel, otid);
-			slot->tts_tableOid = RelationGetRelid(rel);
-			tuple->t_tableOid = slot->tts_tableOid;
-			result = slim_heap_update(rel, otid, tuple, cid,
-									  SLIM_UPDATE_OPTIONS_VALUE, crosscheck,
-									  wait, tmfd, lockmode, update_indexes);
-			ItemPointerCopy(&tuple->t_self, &slot->tts_tid);
-			return result;
-		}
-	}
-	return slim_update_any_row(rel, otid, slot, cid,
-							   SLIM_UPDATE_OPTIONS_ARG snapshot, crosscheck,
-							   wait, tmfd, lockmode, update_indexes);
+	if (unlikely(!TTS_IS_SLIMHEAP(slot)))
+		return slim_update_other_slot(rel, otid, slot, cid,
+									  SLIM_UPDATE_OPTIONS_ARG snapshot,
+									  crosscheck, wait, tmfd, lockmode,
+									  update_indexes);
+	return slim_update_slimheap_row(rel, otid, slot, cid,
+									SLIM_UPDATE_OPTIONS_ARG snapshot,
+									crosscheck, wait, tmfd, lockmode,
+									update_indexes);
 }
 
 /* heap's delete, after the C3 guard */

@@ -36,6 +36,7 @@
 
 #include "slim_am.h"
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_tail.h"
 #include "slimheap.h"
 
@@ -259,8 +260,7 @@ slim_relation_copy_for_cluster(Relation OldHeap, Relation NewHeap,
 	}
 
 	/* a buffer-heap slot: we need the on-page tuple and its buffer */
-	slot = MakeSingleTupleTableSlot(RelationGetDescr(OldHeap),
-									&TTSOpsBufferHeapTuple);
+	slot = slim_stored_form_slot(RelationGetDescr(OldHeap));
 
 	for (;;)
 	{

@@ -54,6 +54,7 @@
 
 #include "slim_am.h"
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
@@ -424,8 +425,7 @@ slim_index_build_range_scan(Relation rel, Relation index,
 		bs.last_attr = RelationGetDescr(rel)->natts;
 	bs.estate = CreateExecutorState();
 	bs.row = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
-	bs.stored = MakeSingleTupleTableSlot(RelationGetDescr(rel),
-										 &TTSOpsBufferHeapTuple);
+	bs.stored = slim_stored_form_slot(RelationGetDescr(rel));
 	bs.successor = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsVirtual);
 
 	/*

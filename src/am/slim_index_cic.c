@@ -59,6 +59,7 @@
 #include "utils/snapmgr.h"
 
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
@@ -153,8 +154,7 @@ slim_cic_hiding_rows(Relation rel, const Bitmapset *attrs, bool whole_row,
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
-													&TTSOpsBufferHeapTuple);
+	TupleTableSlot *slot = slim_stored_form_slot(desc);
 	TableScanDesc scan = table_beginscan_strat(rel, snapshot, 0, NULL,
 											   true, false);
 	int			size = 64;

@@ -38,6 +38,7 @@
 #include "utils/snapmgr.h"
 
 #include "slim_compat.h"
+#include "slim_heap_slot.h"
 #include "slim_index.h"
 #include "slim_relayout.h"
 #include "slim_tail.h"
@@ -66,8 +67,7 @@ slim_mover_begin(Relation rel, Oid building)
 	}
 	mv->slot = MakeSingleTupleTableSlot(RelationGetDescr(rel),
 										slim_get_routine()->slot_callbacks(rel));
-	mv->fetched = MakeSingleTupleTableSlot(RelationGetDescr(rel),
-										   &TTSOpsBufferHeapTuple);
+	mv->fetched = slim_stored_form_slot(RelationGetDescr(rel));
 	mv->attrs = slim_index_attr_bitmap(rel);
 	mv->whole_row = bms_is_member(0 - FirstLowInvalidHeapAttributeNumber,
 								  mv->attrs);
@@ -232,8 +232,7 @@ slim_move_row_at(Relation rel, ItemPointer tid, const Bitmapset *attrs,
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	Snapshot	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(desc,
-													&TTSOpsBufferHeapTuple);
+	TupleTableSlot *slot = slim_stored_form_slot(desc);
 	SlimMover  *mover;
 	HeapTuple	tuple;
 	uint64		moved = 0;
@@ -333,7 +332,7 @@ slim_move_hidden_rows(Relation rel, Oid building,
 	bms_free(mover->attrs);
 	mover->attrs = bms_copy(attrs);
 	mover->whole_row = whole_row;
-	slot = MakeSingleTupleTableSlot(desc, &TTSOpsBufferHeapTuple);
+	slot = slim_stored_form_slot(desc);
 	/* from block 0: builds moving rows of one table meet in one order */
 	scan = table_beginscan_strat(rel, snapshot, 0, NULL, true, false);
 	while (table_scan_getnextslot(scan, ForwardScanDirection, slot))

@@ -138,15 +138,23 @@ const TupleTableSlotOps SlimTTSOps[3] = {
 };
 
 /*
- * slot_callbacks: the ops of rel's mode, and for the slot made next what
- * only rel knows: the floor (compress), and whether the executor reads a
- * new row's values back (constraints, indexes, triggers).
+ * slot_callbacks: heap's own slot for a narrow table (its rows are heap's,
+ * and the read callbacks give heap's slot full rows only), else the ops of
+ * rel's mode, and for the slot made next what only rel knows: the floor
+ * (compress), and whether the executor reads a new row's values back
+ * (constraints, indexes, triggers).
  */
 const TupleTableSlotOps *
 slim_slot_ops(Relation rel, const SlimRelInfo *info)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
+	if (info->narrow && !info->short_rows)
+	{
+		/* no slimheap slot follows this call: no hint to leave */
+		slim_next_slot.desc = NULL;
+		return &TTSOpsBufferHeapTuple;
+	}
 	slim_next_slot.desc = desc;
 	slim_next_slot.typeid = desc->tdtypeid;
 	slim_next_slot.reads_values = info->reads_values;
