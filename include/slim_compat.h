@@ -568,4 +568,17 @@ slim_vxid_pid(VirtualTransactionId vxid)
 /* a partitioned table has an access method of its own from 17 on */
 #define SLIM_PARTITIONED_HAS_AM (PG_VERSION_NUM >= 170000)
 
+/*
+ * Whether a scan or index fetch under snapshot must hand heap's buffer-heap
+ * slot the row as stored, not widened (slim_am_read.c).  19's search for
+ * the deleted row of an update_deleted conflict (execReplication.c) scans
+ * with SnapshotAny and then reads the slot's buffer; before 19 no core
+ * reader of a user table does.
+ */
+#if PG_VERSION_NUM >= 190000
+#define SLIM_READS_STORED_FORM(snapshot)	((snapshot) == SnapshotAny)
+#else
+#define SLIM_READS_STORED_FORM(snapshot)	false
+#endif
+
 #endif							/* SLIM_COMPAT_H */

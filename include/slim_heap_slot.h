@@ -46,6 +46,7 @@ extern bool slim_heap_slot_widened(TupleTableSlot *slot);
 extern bool slim_heap_slot_satisfies(Relation rel, TupleTableSlot *slot,
 									 Snapshot snapshot);
 extern TupleTableSlot *slim_stored_form_slot(TupleDesc desc);
+extern bool slim_heap_slot_short_rows(Oid relid);
 
 /*
  * After heap stored a row in buffer-heap slot: one comparison covers natts

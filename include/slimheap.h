@@ -90,14 +90,6 @@ typedef struct SlimRelInfo
 	 */
 	bool		narrow;
 
-	/*
-	 * A read of this relation met a row shorter than its descriptor (a row
-	 * stored before ADD COLUMN, or truncated by an earlier release): heap's
-	 * slot copies every such row, so this backend's later slots are
-	 * slimheap's again, which hand a copy only to who asks.  Lost with the
-	 * relcache entry, learnt again.
-	 */
-	bool		short_rows;
 } SlimRelInfo;
 
 /*
@@ -230,9 +222,6 @@ slim_get_relinfo(Relation rel)
 		return (const SlimRelInfo *) rel->rd_amcache;
 	return slim_build_relinfo(rel);
 }
-
-/* slim_relinfo.c: a read met a row shorter than rel's descriptor */
-extern void slim_relinfo_note_short_rows(Relation rel);
 
 /* slim_routine.c: heap's routine, and the routine slimheap_am.c made */
 /*

@@ -97,6 +97,17 @@ GROUP BY 1;
 \c
 COPY (SELECT * FROM narrow_n) TO STDOUT;
 
+-- a TID scan whose slot holds a full row when the next TID has no visible
+-- row: heap's fetch fails and stores nothing, so nothing is checked
+CREATE TABLE narrow_tid (a int) USING slimheap;
+INSERT INTO narrow_tid VALUES (1), (2);
+DELETE FROM narrow_tid WHERE a = 2;
+SELECT a FROM narrow_tid WHERE ctid = ANY ('{"(0,1)","(0,2)"}'::tid[]);
+SELECT a FROM narrow_tid WHERE ctid IN ('(0,1)', '(0,99)');
+UPDATE narrow_tid SET a = a + 10 WHERE ctid = ANY ('{"(0,1)","(0,2)"}'::tid[]);
+SELECT a FROM narrow_tid;
+DROP TABLE narrow_tid;
+
 -- a short row widened in the slot keeps its system columns
 \c
 SELECT n.ctid, n.xmin = p.t_xmin AS same_xmin, n.a, n.c

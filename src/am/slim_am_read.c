@@ -26,6 +26,7 @@
 #include "access/heapam.h"
 #include "access/tableam.h"
 #include "executor/tuptable.h"
+#include "utils/snapmgr.h"
 
 #include "slim_am.h"
 #include "slim_compat.h"
@@ -36,19 +37,25 @@
 /*
  * Each callback lends a slimheap slot to heap for the call, and takes it
  * back before returning heap's result; a slot of another type goes to heap
- * as it is, and what heap stored in it is checked after (rel: the relation
- * read).  The two per-row callbacks (a scan's next row, an index fetch)
+ * as it is, and the row heap stored in it, if it stored one (stored), is
+ * checked after.  From 19 on, not a row a scan or index fetch returns
+ * under SnapshotAny (SLIM_READS_STORED_FORM): core's search for a deleted
+ * row (execReplication.c) reads with it, and then the row's buffer, which
+ * a widened row no longer has; no other reader of such rows copies them.
+ * Nor ANALYZE's sample, which stays in the table's statistics and is read
+ * with the page locked.  The two per-row callbacks (a scan's next row, an index fetch)
  * handle a lendable slimheap slot inline and send every other slot to a
  * function of its own (a scan has one for heap's slot).
  */
-#define SLIM_LENT(slot, type, call) \
+#define SLIM_LENT(slot, type, call, stored) \
 	do { \
 		type		result_; \
 		\
 		if (!TTS_IS_SLIMHEAP(slot)) \
 		{ \
 			result_ = (call); \
-			slim_heap_slot_check_any(slot); \
+			if (stored) \
+				slim_heap_slot_check_any(slot); \
 			return result_; \
 		} \
 		slim_slot_lend_slow(slot); \
@@ -62,7 +69,8 @@ slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
 						   TupleTableSlot *slot)
 {
 	SLIM_LENT(slot, bool,
-			  slim_heap_routine->scan_getnextslot(scan, direction, slot));
+			  slim_heap_routine->scan_getnextslot(scan, direction, slot),
+			  result_ && !SLIM_READS_STORED_FORM(scan->rs_snapshot));
 }
 
 /* heap's own slot (a narrow table's): heap's read, then the check */
@@ -70,6 +78,8 @@ static pg_noinline bool
 slim_scan_getnextslot_heap(TableScanDesc scan, ScanDirection direction,
 						   TupleTableSlot *slot)
 {
+	if (unlikely(SLIM_READS_STORED_FORM(scan->rs_snapshot)))
+		return slim_heap_routine->scan_getnextslot(scan, direction, slot);
 	if (!slim_heap_routine->scan_getnextslot(scan, direction, slot))
 		return false;
 	return slim_heap_slot_checked(slot);
@@ -110,7 +120,8 @@ slim_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->scan_getnextslot_tidrange(scan, direction,
-														   slot));
+														   slot),
+			  result_);
 }
 
 static pg_noinline bool
@@ -120,7 +131,8 @@ slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
-												   call_again, all_dead));
+												   call_again, all_dead),
+			  result_ && !SLIM_READS_STORED_FORM(snapshot));
 }
 
 /* heap's own slot (a narrow table's): heap's fetch, then the check */
@@ -129,6 +141,9 @@ slim_index_fetch_tuple_heap(struct IndexFetchTableData *scan, ItemPointer tid,
 							Snapshot snapshot, TupleTableSlot *slot,
 							bool *call_again, bool *all_dead)
 {
+	if (unlikely(SLIM_READS_STORED_FORM(snapshot)))
+		return slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
+													call_again, all_dead);
 	if (!slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 											  call_again, all_dead))
 		return false;
@@ -172,7 +187,8 @@ slim_tuple_fetch_row_version(Relation rel, ItemPointer tid,
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->tuple_fetch_row_version(rel, tid, snapshot,
-														 slot));
+														 slot),
+			  result_);
 }
 
 /*
@@ -203,7 +219,8 @@ slim_tuple_lock(Relation rel, ItemPointer tid, Snapshot snapshot,
 {
 	SLIM_LENT(slot, TM_Result,
 			  slim_heap_routine->tuple_lock(rel, tid, snapshot, slot, cid, mode,
-											wait_policy, flags, tmfd));
+											wait_policy, flags, tmfd),
+			  result_ == TM_Ok);
 }
 
 bool
@@ -214,7 +231,8 @@ slim_scan_analyze_next_tuple(TableScanDesc scan, SLIM_ANALYZE_XMIN_PARAM
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->scan_analyze_next_tuple(scan, SLIM_ANALYZE_XMIN_ARG
 														 liverows, deadrows,
-														 slot));
+														 slot),
+			  false);
 }
 
 #if PG_VERSION_NUM >= 180000
@@ -226,7 +244,8 @@ slim_scan_bitmap_next_tuple(TableScanDesc scan, TupleTableSlot *slot,
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->scan_bitmap_next_tuple(scan, slot, recheck,
 														lossy_pages,
-														exact_pages));
+														exact_pages),
+			  result_);
 }
 #else
 bool
@@ -234,7 +253,8 @@ slim_scan_bitmap_next_tuple(TableScanDesc scan, struct TBMIterateResult *tbmres,
 							TupleTableSlot *slot)
 {
 	SLIM_LENT(slot, bool,
-			  slim_heap_routine->scan_bitmap_next_tuple(scan, tbmres, slot));
+			  slim_heap_routine->scan_bitmap_next_tuple(scan, tbmres, slot),
+			  result_);
 }
 #endif
 
@@ -245,5 +265,6 @@ slim_scan_sample_next_tuple(TableScanDesc scan,
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->scan_sample_next_tuple(scan, scanstate,
-														slot));
+														slot),
+			  result_);
 }

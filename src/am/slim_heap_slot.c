@@ -18,9 +18,10 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
+#include "access/xact.h"
 #include "storage/bufmgr.h"
 #include "utils/rel.h"
-#include "utils/relcache.h"
+#include "utils/timestamp.h"
 
 #include "slim_heap_slot.h"
 #include "slim_tail.h"
@@ -51,20 +52,61 @@ slim_keep_stored_header(HeapTuple full, HeapTuple stored)
 }
 
 /*
- * The relation read (heap's store set tts_tableOid) gives its later slots
- * in this backend as slimheap's (slim_relinfo_note_short_rows()).  Looked
- * up here, so that the per-row callers keep nothing but the slot.
+ * The relations whose rows this backend found short in heap's slot, and
+ * the statement that found them (its start).  From the next statement on
+ * their slots are slimheap's again (slim_slot_ops()), which copy a short
+ * row only when a copy is asked for; not in the statement itself, whose
+ * executor may make more slots for the same plan (EvalPlanQual's), and
+ * expressions compiled for one slot type must not meet the other.  A few
+ * entries, the oldest replaced: what is forgotten is learnt again.
  */
+#define SLIM_SHORT_ROWS_SEEN	16
+
+static struct
+{
+	Oid			relid;
+	TimestampTz found;
+}			slim_short_rows_seen[SLIM_SHORT_ROWS_SEEN];
+static int	slim_short_rows_count = 0;
+static int	slim_short_rows_next = 0;
+
+static int
+slim_short_rows_entry(Oid relid)
+{
+	int			i;
+
+	for (i = 0; i < slim_short_rows_count; i++)
+	{
+		if (slim_short_rows_seen[i].relid == relid)
+			return i;
+	}
+	return -1;
+}
+
 static void
 slim_note_short_rows(Oid relid)
 {
-	Relation	rel = RelationIdGetRelation(relid);
-
-	if (rel == NULL)
+	if (!OidIsValid(relid) || slim_short_rows_entry(relid) >= 0)
 		return;
-	if (rel->rd_tableam == slim_get_routine())
-		slim_relinfo_note_short_rows(rel);
-	RelationClose(rel);
+	slim_short_rows_seen[slim_short_rows_next].relid = relid;
+	slim_short_rows_seen[slim_short_rows_next].found =
+		GetCurrentStatementStartTimestamp();
+	slim_short_rows_next = (slim_short_rows_next + 1) % SLIM_SHORT_ROWS_SEEN;
+	slim_short_rows_count = Min(slim_short_rows_count + 1,
+								SLIM_SHORT_ROWS_SEEN);
+}
+
+/* whether relid's slots are to be slimheap's (see above) */
+bool
+slim_heap_slot_short_rows(Oid relid)
+{
+	int			i;
+
+	if (likely(slim_short_rows_count == 0))
+		return false;
+	i = slim_short_rows_entry(relid);
+	return i >= 0 &&
+		slim_short_rows_seen[i].found != GetCurrentStatementStartTimestamp();
 }
 
 /*

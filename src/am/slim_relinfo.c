@@ -376,7 +376,6 @@ slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 	local.narrow = RelationGetDescr(rel)->natts <= SLIM_NARROW_NATTS;
 	if (local.narrow)
 		local.options.null_bitmap = SLIM_NULL_BITMAP_FULL;
-	local.short_rows = false;
 	local.missing_floor = slim_missing_floor(RelationGetDescr(rel));
 	source = slim_rewrite_source(rel, &keeps_missing);
 	if (source != NULL && keeps_missing)
@@ -446,13 +445,3 @@ slim_build_relinfo(Relation rel)
 	return info;
 }
 
-/*
- * A read of rel met a short row in heap's slot (slim_am_read.c): the slots
- * this backend makes for rel from now on are slimheap's (slim_slot_ops()).
- */
-void
-slim_relinfo_note_short_rows(Relation rel)
-{
-	if (rel->rd_amcache != NULL)
-		((SlimRelInfo *) rel->rd_amcache)->short_rows = true;
-}

@@ -24,6 +24,7 @@
 #include "access/xact.h"
 #include "executor/tuptable.h"
 
+#include "slim_heap_slot.h"
 #include "slim_slot.h"
 #include "slimheap.h"
 
@@ -149,7 +150,7 @@ slim_slot_ops(Relation rel, const SlimRelInfo *info)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 
-	if (info->narrow && !info->short_rows)
+	if (info->narrow && !slim_heap_slot_short_rows(RelationGetRelid(rel)))
 	{
 		/* no slimheap slot follows this call: no hint to leave */
 		slim_next_slot.desc = NULL;
