@@ -28,6 +28,7 @@
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
+#include "slim_compat.h"
 #include "slim_tail.h"
 
 /*
@@ -46,7 +47,23 @@ extern bool slim_heap_slot_widened(TupleTableSlot *slot);
 extern bool slim_heap_slot_satisfies(Relation rel, TupleTableSlot *slot,
 									 Snapshot snapshot);
 extern TupleTableSlot *slim_stored_form_slot(TupleDesc desc);
-extern bool slim_heap_slot_short_rows(Oid relid);
+extern bool slim_heap_slot_short_rows_listed(Oid relid);
+
+/* how many relations the short-rows list holds (slim_heap_slot.c) */
+extern SLIM_HIDDEN int slim_short_rows_count;
+
+/*
+ * Whether relid's slots are to be slimheap's: this backend found short
+ * rows in it, in an earlier statement (slim_heap_slot.c).  Inline: a
+ * narrow table's every slot asks, and the list is nearly always empty.
+ */
+static inline bool
+slim_heap_slot_short_rows(Oid relid)
+{
+	if (likely(slim_short_rows_count == 0))
+		return false;
+	return slim_heap_slot_short_rows_listed(relid);
+}
 
 /*
  * After heap stored a row in buffer-heap slot: one comparison covers natts

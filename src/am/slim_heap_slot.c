@@ -67,7 +67,7 @@ static struct
 	Oid			relid;
 	TimestampTz found;
 }			slim_short_rows_seen[SLIM_SHORT_ROWS_SEEN];
-static int	slim_short_rows_count = 0;
+int			slim_short_rows_count = 0;
 static int	slim_short_rows_next = 0;
 
 static int
@@ -96,15 +96,12 @@ slim_note_short_rows(Oid relid)
 								SLIM_SHORT_ROWS_SEEN);
 }
 
-/* whether relid's slots are to be slimheap's (see above) */
+/* slim_heap_slot_short_rows() once the list has entries */
 bool
-slim_heap_slot_short_rows(Oid relid)
+slim_heap_slot_short_rows_listed(Oid relid)
 {
-	int			i;
+	int			i = slim_short_rows_entry(relid);
 
-	if (likely(slim_short_rows_count == 0))
-		return false;
-	i = slim_short_rows_entry(relid);
 	return i >= 0 &&
 		slim_short_rows_seen[i].found != GetCurrentStatementStartTimestamp();
 }
