@@ -572,12 +572,16 @@ slim_vxid_pid(VirtualTransactionId vxid)
  * Whether a scan or index fetch under snapshot must hand heap's buffer-heap
  * slot the row as stored, not widened (slim_am_read.c).  19's search for
  * the deleted row of an update_deleted conflict (execReplication.c) scans
- * with SnapshotAny and then reads the slot's buffer; before 19 no core
- * reader of a user table does.
+ * with SnapshotAny, then reads the slot's buffer and the row's header
+ * through ExecFetchSlotHeapTuple(); before 19 no core reader of a user
+ * table does.  A slimheap slot read so lends its stored row too
+ * (slim_slot_read_under(), slim_slot.h).
  */
 #if PG_VERSION_NUM >= 190000
+#define SLIM_STORED_FORM_UNDER_ANY	true
 #define SLIM_READS_STORED_FORM(snapshot)	((snapshot) == SnapshotAny)
 #else
+#define SLIM_STORED_FORM_UNDER_ANY	false
 #define SLIM_READS_STORED_FORM(snapshot)	false
 #endif
 

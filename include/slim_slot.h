@@ -18,6 +18,7 @@
 #define SLIM_SLOT_H
 
 #include "executor/tuptable.h"
+#include "utils/snapmgr.h"
 
 #include "slim_tail.h"
 #include "slimheap.h"
@@ -153,6 +154,20 @@ static inline void
 slim_slot_lend(TupleTableSlot *slot)
 {
 	*((const TupleTableSlotOps **) &slot->tts_ops) = &TTSOpsBufferHeapTuple;
+	if (SLIM_STORED_FORM_UNDER_ANY)
+		((SlimTupleTableSlot *) slot)->lend_stored = false;
+}
+
+/*
+ * 19: a scan or index fetch under SnapshotAny (SLIM_READS_STORED_FORM)
+ * leaves the slot lending its stored row, header and all, as heap's slot
+ * would; the next lending forgets it.  Nothing before 19.
+ */
+static inline void
+slim_slot_read_under(TupleTableSlot *slot, Snapshot snapshot)
+{
+	if (SLIM_STORED_FORM_UNDER_ANY && SLIM_READS_STORED_FORM(snapshot))
+		((SlimTupleTableSlot *) slot)->lend_stored = true;
 }
 
 /* the slot's own ops again, after heap's call (its mode picks them) */

@@ -41,7 +41,9 @@
  * checked after.  From 19 on, not a row a scan or index fetch returns
  * under SnapshotAny (SLIM_READS_STORED_FORM): core's search for a deleted
  * row (execReplication.c) reads with it, and then the row's buffer, which
- * a widened row no longer has; no other reader of such rows copies them.
+ * a widened row no longer has, and its header; no other reader of such
+ * rows copies them.  A slimheap slot read so lends its stored row
+ * (slim_slot_read_under()).
  * Nor ANALYZE's sample, which stays in the table's statistics and is read
  * with the page locked.  The two per-row callbacks (a scan's next row, an index fetch)
  * handle a lendable slimheap slot inline and send every other slot to a
@@ -64,13 +66,24 @@
 		return result_; \
 	} while (0)
 
-static pg_noinline bool
-slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
-						   TupleTableSlot *slot)
+static bool
+slim_scan_getnextslot_any(TableScanDesc scan, ScanDirection direction,
+						  TupleTableSlot *slot)
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->scan_getnextslot(scan, direction, slot),
 			  result_ && !SLIM_READS_STORED_FORM(scan->rs_snapshot));
+}
+
+static pg_noinline bool
+slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
+						   TupleTableSlot *slot)
+{
+	bool		found = slim_scan_getnextslot_any(scan, direction, slot);
+
+	if (TTS_IS_SLIMHEAP(slot))
+		slim_slot_read_under(slot, scan->rs_snapshot);
+	return found;
 }
 
 /* heap's own slot (a narrow table's): heap's read, then the check */
@@ -95,6 +108,7 @@ slim_scan_getnextslot_lent(TableScanDesc scan, ScanDirection direction,
 	slim_slot_lend(slot);
 	found = slim_heap_routine->scan_getnextslot(scan, direction, slot);
 	slim_slot_take_back(slot);
+	slim_slot_read_under(slot, scan->rs_snapshot);
 	return found;
 }
 
@@ -124,15 +138,28 @@ slim_scan_getnextslot_tidrange(TableScanDesc scan, ScanDirection direction,
 			  result_);
 }
 
-static pg_noinline bool
-slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
-							Snapshot snapshot, TupleTableSlot *slot,
-							bool *call_again, bool *all_dead)
+static bool
+slim_index_fetch_tuple_any(struct IndexFetchTableData *scan, ItemPointer tid,
+						   Snapshot snapshot, TupleTableSlot *slot,
+						   bool *call_again, bool *all_dead)
 {
 	SLIM_LENT(slot, bool,
 			  slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 												   call_again, all_dead),
 			  result_ && !SLIM_READS_STORED_FORM(snapshot));
+}
+
+static pg_noinline bool
+slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
+							Snapshot snapshot, TupleTableSlot *slot,
+							bool *call_again, bool *all_dead)
+{
+	bool		found = slim_index_fetch_tuple_any(scan, tid, snapshot, slot,
+												   call_again, all_dead);
+
+	if (TTS_IS_SLIMHEAP(slot))
+		slim_slot_read_under(slot, snapshot);
+	return found;
 }
 
 /* heap's own slot (a narrow table's): heap's fetch, then the check */
@@ -162,6 +189,7 @@ slim_index_fetch_tuple_lent(struct IndexFetchTableData *scan, ItemPointer tid,
 	found = slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 												 call_again, all_dead);
 	slim_slot_take_back(slot);
+	slim_slot_read_under(slot, snapshot);
 	return found;
 }
 

@@ -18,11 +18,11 @@
 
 #include "access/heapam.h"
 #include "access/htup_details.h"
-#include "access/xact.h"
 #include "storage/bufmgr.h"
+#include "storage/proc.h"
 #include "utils/rel.h"
-#include "utils/timestamp.h"
 
+#include "slim_compat.h"
 #include "slim_heap_slot.h"
 #include "slim_tail.h"
 #include "slimheap.h"
@@ -53,22 +53,24 @@ slim_keep_stored_header(HeapTuple full, HeapTuple stored)
 
 /*
  * The relations whose rows this backend found short in heap's slot, and
- * the statement that found them (its start).  From the next statement on
- * their slots are slimheap's again (slim_slot_ops()), which copy a short
- * row only when a copy is asked for; not in the statement itself, whose
- * executor may make more slots for the same plan (EvalPlanQual's), and
- * expressions compiled for one slot type must not meet the other.  A few
- * entries, the oldest replaced: what is forgotten is learnt again.
+ * the transaction that found them (its local ID).  From the next
+ * transaction on their slots are slimheap's again (slim_slot_ops()), which
+ * copy a short row only when a copy is asked for; not within the
+ * transaction itself, where one executor's run can go on across
+ * statements (a cursor's FETCHes, a portal's Execute messages) and make
+ * more slots for its plan (EvalPlanQual's): an expression compiled for
+ * one slot type must not meet the other.  For the same reason nothing is
+ * ever taken off the list: once it is full, later relations stay on
+ * heap's slot and have their short rows widened as they are read.
  */
-#define SLIM_SHORT_ROWS_SEEN	16
+#define SLIM_SHORT_ROWS_SEEN	64
 
 static struct
 {
 	Oid			relid;
-	TimestampTz found;
+	LocalTransactionId found;
 }			slim_short_rows_seen[SLIM_SHORT_ROWS_SEEN];
 int			slim_short_rows_count = 0;
-static int	slim_short_rows_next = 0;
 
 static int
 slim_short_rows_entry(Oid relid)
@@ -86,14 +88,14 @@ slim_short_rows_entry(Oid relid)
 static void
 slim_note_short_rows(Oid relid)
 {
-	if (!OidIsValid(relid) || slim_short_rows_entry(relid) >= 0)
+	if (!OidIsValid(relid) || MyProc == NULL ||
+		slim_short_rows_count == SLIM_SHORT_ROWS_SEEN ||
+		slim_short_rows_entry(relid) >= 0)
 		return;
-	slim_short_rows_seen[slim_short_rows_next].relid = relid;
-	slim_short_rows_seen[slim_short_rows_next].found =
-		GetCurrentStatementStartTimestamp();
-	slim_short_rows_next = (slim_short_rows_next + 1) % SLIM_SHORT_ROWS_SEEN;
-	slim_short_rows_count = Min(slim_short_rows_count + 1,
-								SLIM_SHORT_ROWS_SEEN);
+	slim_short_rows_seen[slim_short_rows_count].relid = relid;
+	slim_short_rows_seen[slim_short_rows_count].found =
+		slim_proc_lxid(MyProc);
+	slim_short_rows_count++;
 }
 
 /* slim_heap_slot_short_rows() once the list has entries */
@@ -102,8 +104,8 @@ slim_heap_slot_short_rows_listed(Oid relid)
 {
 	int			i = slim_short_rows_entry(relid);
 
-	return i >= 0 &&
-		slim_short_rows_seen[i].found != GetCurrentStatementStartTimestamp();
+	return i >= 0 && MyProc != NULL &&
+		slim_short_rows_seen[i].found != slim_proc_lxid(MyProc);
 }
 
 /*
