@@ -43,11 +43,10 @@
  * row (execReplication.c) reads with it, and then the row's buffer, which
  * a widened row no longer has, and its header; no other reader of such
  * rows copies them.  A slimheap slot read so lends its stored row
- * (slim_slot_read_under()).
- * Nor ANALYZE's sample, which stays in the table's statistics and is read
- * with the page locked.  The two per-row callbacks (a scan's next row, an index fetch)
- * handle a lendable slimheap slot inline and send every other slot to a
- * function of its own (a scan has one for heap's slot).
+ * (slim_slot_read_under()).  Nor ANALYZE's sample, which stays in the
+ * table's statistics and is read with the page locked.  The two per-row
+ * callbacks (a scan's next row, an index fetch) dispatch on the slot's
+ * type, each path in a function of its own.
  */
 #define SLIM_LENT(slot, type, call, stored) \
 	do { \
@@ -81,7 +80,7 @@ slim_scan_getnextslot_slow(TableScanDesc scan, ScanDirection direction,
 {
 	bool		found = slim_scan_getnextslot_any(scan, direction, slot);
 
-	if (TTS_IS_SLIMHEAP(slot))
+	if (found && TTS_IS_SLIMHEAP(slot))
 		slim_slot_read_under(slot, scan->rs_snapshot);
 	return found;
 }
@@ -108,7 +107,8 @@ slim_scan_getnextslot_lent(TableScanDesc scan, ScanDirection direction,
 	slim_slot_lend(slot);
 	found = slim_heap_routine->scan_getnextslot(scan, direction, slot);
 	slim_slot_take_back(slot);
-	slim_slot_read_under(slot, scan->rs_snapshot);
+	if (found)
+		slim_slot_read_under(slot, scan->rs_snapshot);
 	return found;
 }
 
@@ -157,7 +157,7 @@ slim_index_fetch_tuple_slow(struct IndexFetchTableData *scan, ItemPointer tid,
 	bool		found = slim_index_fetch_tuple_any(scan, tid, snapshot, slot,
 												   call_again, all_dead);
 
-	if (TTS_IS_SLIMHEAP(slot))
+	if (found && TTS_IS_SLIMHEAP(slot))
 		slim_slot_read_under(slot, snapshot);
 	return found;
 }
@@ -189,7 +189,8 @@ slim_index_fetch_tuple_lent(struct IndexFetchTableData *scan, ItemPointer tid,
 	found = slim_heap_routine->index_fetch_tuple(scan, tid, snapshot, slot,
 												 call_again, all_dead);
 	slim_slot_take_back(slot);
-	slim_slot_read_under(slot, snapshot);
+	if (found)
+		slim_slot_read_under(slot, snapshot);
 	return found;
 }
 
@@ -230,12 +231,16 @@ slim_tuple_satisfies_snapshot(Relation rel, TupleTableSlot *slot,
 							  Snapshot snapshot)
 {
 	bool		result;
+	bool		lend_stored;
 
 	if (!TTS_IS_SLIMHEAP(slot))
 		return slim_heap_slot_satisfies(rel, slot, snapshot);
+	/* on 19 lending forgets a SnapshotAny read's lend_stored: keep it */
+	lend_stored = ((SlimTupleTableSlot *) slot)->lend_stored;
 	slim_slot_lend(slot);
 	result = slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
 	slim_slot_take_back(slot);
+	((SlimTupleTableSlot *) slot)->lend_stored = lend_stored;
 	return result;
 }
 
