@@ -25,6 +25,7 @@
 
 #include "access/htup_details.h"
 #include "executor/tuptable.h"
+#include "storage/buf.h"
 #include "utils/rel.h"
 #include "utils/snapshot.h"
 
@@ -66,16 +67,26 @@ slim_heap_slot_short_rows(Oid relid)
 }
 
 /*
- * After heap stored a row in buffer-heap slot: one comparison covers natts
- * and the tail flag (SLIM_HEAP_TAIL is the bit above HEAP_NATTS_MASK)
+ * Whether a stored row has all natts attributes of its descriptor and no
+ * tail: one comparison covers natts and the tail flag (SLIM_HEAP_TAIL is
+ * the bit above HEAP_NATTS_MASK)
  */
+static inline bool
+slim_header_is_full(HeapTupleHeader td, int natts)
+{
+	return (td->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) == natts;
+}
+
+extern bool slim_row_on_page(Relation rel, ItemPointer tid, Buffer *buffer,
+							 HeapTuple tuple);
+
+/* after heap stored a row in buffer-heap slot */
 static inline void
 slim_heap_slot_check(TupleTableSlot *slot)
 {
 	HeapTupleHeader td = ((BufferHeapTupleTableSlot *) slot)->base.tuple->t_data;
 
-	if (unlikely((td->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) !=
-				 slot->tts_tupleDescriptor->natts))
+	if (unlikely(!slim_header_is_full(td, slot->tts_tupleDescriptor->natts)))
 		slim_heap_slot_widen(slot);
 }
 
@@ -85,8 +96,7 @@ slim_heap_slot_checked(TupleTableSlot *slot)
 {
 	HeapTupleHeader td = ((BufferHeapTupleTableSlot *) slot)->base.tuple->t_data;
 
-	if (unlikely((td->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) !=
-				 slot->tts_tupleDescriptor->natts))
+	if (unlikely(!slim_header_is_full(td, slot->tts_tupleDescriptor->natts)))
 		return slim_heap_slot_widened(slot);
 	return true;
 }
@@ -129,8 +139,7 @@ slim_slot_holds_short_row(Relation rel, TupleTableSlot *slot)
 	}
 	else
 		return false;
-	return (td->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) !=
-		RelationGetDescr(rel)->natts;
+	return !slim_header_is_full(td, RelationGetDescr(rel)->natts);
 }
 
 #endif							/* SLIM_HEAP_SLOT_H */

@@ -167,29 +167,17 @@ static bool
 slim_old_row_tail(Relation rel, ItemPointer tid, bool *external)
 {
 	Buffer		buffer;
-	Page		page;
-	ItemId		lp;
-	bool		found = false;
+	HeapTupleData old;
 	bool		tail = false;
 
 	*external = false;
-	buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	if (ItemPointerGetOffsetNumber(tid) <= PageGetMaxOffsetNumber(page))
+	if (slim_row_on_page(rel, tid, &buffer, &old))
 	{
-		lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));
-		if (ItemIdIsNormal(lp))
-		{
-			HeapTupleHeader td = (HeapTupleHeader) PageGetItem(page, lp);
-
-			found = true;
-			tail = SlimHeaderHasTail(td);
-			*external = (td->t_infomask & HEAP_HASEXTERNAL) != 0;
-		}
+		tail = SlimHeaderHasTail(old.t_data);
+		*external = (old.t_data->t_infomask & HEAP_HASEXTERNAL) != 0;
 	}
 	UnlockReleaseBuffer(buffer);
-	return found && tail;
+	return tail;
 }
 
 /*
@@ -343,8 +331,7 @@ slim_insert_heap_slot(Relation rel, TupleTableSlot *slot, CommandId cid,
 	HeapTuple	tuple = ((BufferHeapTupleTableSlot *) slot)->base.tuple;
 
 	if (likely(tuple == NULL) ||
-		likely((tuple->t_data->t_infomask2 & (HEAP_NATTS_MASK | SLIM_HEAP_TAIL)) ==
-			   RelationGetDescr(rel)->natts))
+		likely(slim_header_is_full(tuple->t_data, RelationGetDescr(rel)->natts)))
 		slim_heap_routine->tuple_insert(rel, slot, cid, options, bistate);
 	else
 		slim_insert_formed(rel, slot, cid, options, bistate);

@@ -164,36 +164,46 @@ slim_heap_slot_satisfies(Relation rel, TupleTableSlot *slot,
 {
 	BufferHeapTupleTableSlot *bslot = (BufferHeapTupleTableSlot *) slot;
 	HeapTuple	copy = bslot->base.tuple;
-	ItemPointer tid;
 	Buffer		buffer;
-	Page		page;
-	ItemId		lp;
 	HeapTupleData tuple;
 	bool		visible = false;
 
 	if (BufferIsValid(bslot->buffer) || copy == NULL)
 		return slim_heap_routine->tuple_satisfies_snapshot(rel, slot, snapshot);
 
-	tid = &copy->t_self;
-	buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
-	LockBuffer(buffer, BUFFER_LOCK_SHARE);
-	page = BufferGetPage(buffer);
-	if (ItemPointerGetOffsetNumber(tid) <= PageGetMaxOffsetNumber(page))
-	{
-		lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));
-		if (ItemIdIsNormal(lp))
-		{
-			tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
-			tuple.t_len = ItemIdGetLength(lp);
-			tuple.t_self = *tid;
-			tuple.t_tableOid = RelationGetRelid(rel);
-			visible = HeapTupleHeaderGetRawXmin(tuple.t_data) ==
-				HeapTupleHeaderGetRawXmin(copy->t_data) &&
-				HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
-		}
-	}
+	if (slim_row_on_page(rel, &copy->t_self, &buffer, &tuple))
+		visible = HeapTupleHeaderGetRawXmin(tuple.t_data) ==
+			HeapTupleHeaderGetRawXmin(copy->t_data) &&
+			HeapTupleSatisfiesVisibility(&tuple, snapshot, buffer);
 	UnlockReleaseBuffer(buffer);
 	return visible;
+}
+
+/*
+ * The row at tid as stored on its page, into *tuple: false when the line
+ * pointer holds no row.  Either way *buffer is left pinned and share-locked
+ * for the caller to read and then release (UnlockReleaseBuffer()).
+ */
+bool
+slim_row_on_page(Relation rel, ItemPointer tid, Buffer *buffer,
+				 HeapTuple tuple)
+{
+	Page		page;
+	ItemId		lp;
+
+	*buffer = ReadBuffer(rel, ItemPointerGetBlockNumber(tid));
+	LockBuffer(*buffer, BUFFER_LOCK_SHARE);
+	page = BufferGetPage(*buffer);
+	if (ItemPointerGetOffsetNumber(tid) > PageGetMaxOffsetNumber(page))
+		return false;
+	lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));
+	if (!ItemIdIsNormal(lp))
+		return false;
+	tuple->t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	tuple->t_len = ItemIdGetLength(lp);
+	tuple->t_self = *tid;
+	tuple->t_tableOid = RelationGetRelid(rel);
+	return true;
 }
 
 /* a buffer-heap slot whose rows the read callbacks leave as stored */
