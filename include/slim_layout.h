@@ -25,6 +25,16 @@
 #include "access/tupdesc.h"
 #include "port/pg_bitutils.h"
 
+/*
+ * The most attributes whose NULL bitmap (one byte) fits in the padding that
+ * MAXALIGN leaves after heap's 23-byte header: such a row is as long in
+ * heap's full form as truncated, and no prefix floor leaves it a tail (K
+ * counts 8 free attributes, docs/row-floor.md).  A table of no more
+ * attributes (dropped ones included) is narrow: it stores heap's full form
+ * whatever its mode, and stores no mode until it needs one (docs/options.md).
+ */
+#define SLIM_NARROW_NATTS	8
+
 /* what slim_measure_row() found of a row's first stored_natts attributes */
 typedef struct SlimRowSize
 {

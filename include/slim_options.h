@@ -103,11 +103,13 @@ extern bool slim_store_entries_after(Oid relid, const List *entries,
 									 const List *before);
 extern bool slim_store_entry(Oid relid, const char *entry, bool is_reset);
 extern List *slim_stored_entries(Oid relid);
+extern int	slim_relation_natts(Oid relid);
 
 /* slim_options_default.c: slimheap.default_null_bitmap */
 extern void slim_options_default_init(void);
-extern List *slim_default_entries(List *entries);
-extern List *slim_builtin_mode_entries(List *entries);
+extern bool slim_entries_name_mode(const List *entries);
+extern List *slim_default_entries(List *entries, int natts);
+extern List *slim_builtin_mode_entries(List *entries, int natts);
 extern bool slim_default_applies(char relkind, bool is_slimheap);
 
 /* slim_options_guard.c: which statements need the hook; is it running */

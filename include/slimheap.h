@@ -93,14 +93,6 @@ typedef struct SlimRelInfo
 } SlimRelInfo;
 
 /*
- * The most attributes whose NULL bitmap (one byte) fits in the padding that
- * MAXALIGN leaves after heap's 23-byte header: such a row is as long in
- * heap's full form as truncated, and no prefix floor leaves it a tail (K
- * counts 8 free attributes, docs/row-floor.md).
- */
-#define SLIM_NARROW_NATTS	8
-
-/*
  * slim_slot_ops.c: one ops table per mode, indexed by SlimNullBitmap.  Only
  * this library reads it: hidden, it is addressed relative to the code, not
  * through the GOT, in the callbacks that run for every row.

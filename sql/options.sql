@@ -104,6 +104,8 @@ INSERT INTO t_dump VALUES (1, NULL, NULL);
 SELECT row_forms('t_dump');
 ALTER TABLE t_dump SET ("slimheap.null_bitmap"=truncate);
 SELECT relopts('t_dump');
+-- RESET leaves a narrow table (3 attributes) without a mode, as CREATE
+-- does (a wide one stores truncate: options_default)
 ALTER TABLE t_dump RESET ("slimheap.null_bitmap", fillfactor);
 SELECT relopts('t_dump');
 
@@ -305,6 +307,7 @@ CREATE TABLE inh_child () INHERITS (inh_parent)
   USING slimheap WITH (slimheap.null_bitmap = full);
 ALTER TABLE inh_parent SET (slimheap.null_bitmap = truncate);
 SELECT relopts('inh_parent'), relopts('inh_child');
+-- (narrow: no mode after RESET)
 ALTER TABLE ONLY inh_parent RESET (slimheap.null_bitmap);
 SELECT relopts('inh_parent'), relopts('inh_child');
 

@@ -157,8 +157,10 @@ is($cold->safe_psql('postgres', $catalog_sql),
 ($ret, $stdout, $stderr) = $cold->psql(
 	'postgres', q{
 SET slimheap.default_null_bitmap = compress;
-CREATE TABLE d1 (a int) USING slimheap;
-CREATE TABLE d1 (a int) USING slimheap;
+CREATE TABLE d1 (a int, b int, c int, d int, e int, f int, g int, h int, i int)
+  USING slimheap;
+CREATE TABLE d1 (a int, b int, c int, d int, e int, f int, g int, h int, i int)
+  USING slimheap;
 SELECT reloptions FROM pg_class WHERE relname = 'd1';
 DROP TABLE d1;
 }, on_error_stop => 0);

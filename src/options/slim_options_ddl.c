@@ -109,7 +109,8 @@ slim_create_repack_copy(const SlimUtilityCall *call, Oid original, Oid amoid)
 	pending.relation = relation;
 	pending.relid = InvalidOid;
 	pending.entries = is_slimheap ?
-		slim_builtin_mode_entries(slim_stored_entries(original)) : NIL;
+		slim_builtin_mode_entries(slim_stored_entries(original),
+								  slim_relation_natts(original)) : NIL;
 	pending.defs = NIL;
 	pending.named = is_slimheap;
 	pending.applied = false;
@@ -232,6 +233,7 @@ slim_alter(const SlimUtilityCall *call)
 	List	   *stored;
 	List	   *entries;
 	bool		becomes_slimheap;
+	int			natts;
 	SlimPending pending;
 
 	/* core's statement: ours taken out, subcommands left empty dropped */
@@ -289,18 +291,25 @@ slim_alter(const SlimUtilityCall *call)
 	stmt->relation->catalogname = NULL;
 	stmt->relation->schemaname = get_namespace_name(get_rel_namespace(relid));
 
-	stored = slim_stored_entries(relid);
-	if (!has_ours && stored == NIL && new_am == NULL)
-	{
-		slim_run_core(call, pstmt);
-		return;
-	}
-
 	rel = relation_open(relid, NoLock);
 	strlcpy(relname, RelationGetRelationName(rel), sizeof(relname));
 	relkind = rel->rd_rel->relkind;
 	relam = rel->rd_rel->relam;
+	natts = RelationGetDescr(rel)->natts;
 	relation_close(rel, NoLock);
+
+	/*
+	 * Core's alone, but for a slimheap table: a narrow one without entries
+	 * that an ADD COLUMN of the statement makes wide gets its mode stored
+	 * last, after core's check of the options it sets (see below).
+	 */
+	stored = slim_stored_entries(relid);
+	if (!has_ours && stored == NIL && new_am == NULL &&
+		!slim_options_am_is_slimheap(relam))
+	{
+		slim_run_core(call, pstmt);
+		return;
+	}
 	/* a table that becomes slimheap gets slimheap.default_null_bitmap */
 	becomes_slimheap = false;
 	if (new_am != NULL)
@@ -338,9 +347,9 @@ slim_alter(const SlimUtilityCall *call)
 		!slim_options_am_is_slimheap(relam))
 		entries = NIL;
 	else if (becomes_slimheap)
-		entries = slim_default_entries(entries);
+		entries = slim_default_entries(entries, natts);
 	else
-		entries = slim_builtin_mode_entries(entries);	/* after a RESET */
+		entries = slim_builtin_mode_entries(entries, natts);	/* after a RESET */
 
 	/* core validates its SET and RESET against the whole stored array */
 	if (stored != NIL)
@@ -355,6 +364,10 @@ slim_alter(const SlimUtilityCall *call)
 	pending.applied = false;
 	slim_run_core_pending(call, pstmt, &pending);
 
+	/* a narrow table the statement's ADD COLUMN made wide: the setting's */
+	if ((relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) &&
+		slim_options_am_is_slimheap(relam))
+		entries = slim_default_entries(entries, slim_relation_natts(relid));
 	(void) slim_store_entries_after(relid, entries, stored);
 	if (has_ours)
 		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);

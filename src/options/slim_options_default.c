@@ -6,9 +6,9 @@
  *
  * The setting is read only when a table becomes a slimheap table (CREATE
  * TABLE, PARTITION OF, CREATE TABLE AS, SELECT INTO, CREATE MATERIALIZED
- * VIEW, ALTER TABLE ... SET ACCESS METHOD slimheap): the mode in force then
- * is written into the new table's pg_class.reloptions, next to the options
- * the statement names.  So \d+ and pg_dump show it, a dump restores it under
+ * VIEW, ALTER TABLE ... SET ACCESS METHOD slimheap) or, for a narrow table,
+ * when ADD COLUMN makes it wide: the mode in force then is written into the
+ * table's pg_class.reloptions, next to the options the statement names.  So \d+ and pg_dump show it, a dump restores it under
  * any setting, and a later change of the setting leaves existing tables as
  * they are.  A table that does not use slimheap gets nothing.
  *
@@ -67,21 +67,31 @@ slim_options_default_init(void)
 	MarkGUCPrefixReserved(SLIM_OPTION_NAMESPACE);
 }
 
-/* entries with slimheap.null_bitmap=<mode> appended when they name none */
-static List *
-slim_mode_entries(List *entries, int mode_value)
+/* whether entries hold a slimheap.null_bitmap entry */
+bool
+slim_entries_name_mode(const List *entries)
 {
 	ListCell   *lc;
-	const char *mode = NULL;
-	const struct config_enum_entry *e;
-	DefElem    *def;
 
 	foreach(lc, entries)
 	{
 		if (strncmp(lfirst(lc), SLIM_NULL_BITMAP_ENTRY,
 					strlen(SLIM_NULL_BITMAP_ENTRY)) == 0)
-			return entries;
+			return true;
 	}
+	return false;
+}
+
+/* entries with slimheap.null_bitmap=<mode> appended when they name none */
+static List *
+slim_mode_entries(List *entries, int mode_value)
+{
+	const char *mode = NULL;
+	const struct config_enum_entry *e;
+	DefElem    *def;
+
+	if (slim_entries_name_mode(entries))
+		return entries;
 
 	for (e = slim_null_bitmap_options; e->name != NULL; e++)
 	{
@@ -98,27 +108,41 @@ slim_mode_entries(List *entries, int mode_value)
 }
 
 /*
- * The entries to store on a relation that becomes a slimheap table: entries
+ * The entries to store on a relation of natts attributes that becomes a
+ * slimheap table, or on a slimheap table that has just become wide: entries
  * (the options its statement names, already checked), with the setting's
  * slimheap.null_bitmap appended when they name none.
+ *
+ * A narrow table (SLIM_NARROW_NATTS) stores heap's full form whatever its
+ * mode, so it gets no mode from the setting: an entry would only make core
+ * parse its reloptions, and every insert then computes the fill factor's
+ * free space (RelationGetTargetPageFreeSpace()), a cost heap's tables
+ * without options do not pay.  The column that makes it wide stores the
+ * setting then (slim_options_pending.c), before any row of the new shape is
+ * written.
  */
 List *
-slim_default_entries(List *entries)
+slim_default_entries(List *entries, int natts)
 {
+	if (natts <= SLIM_NARROW_NATTS)
+		return entries;
 	return slim_mode_entries(entries, slim_default_null_bitmap);
 }
 
 /*
- * The entries to store on a slimheap table that stays one: entries, with
- * the built-in mode (truncate) appended when they name none.  A slimheap
- * table without a stored mode is truncate whatever the setting says, but a
- * dump would restore it under the restoring database's setting; stored,
- * the mode survives (RESET (slimheap.null_bitmap), or a table made before
- * the setting existed).
+ * The entries to store on a slimheap table of natts attributes that stays
+ * one: entries, with the built-in mode (truncate) appended when they name
+ * none.  A wide slimheap table without a stored mode is truncate whatever
+ * the setting says, but a dump would restore it under the restoring
+ * database's setting; stored, the mode survives (RESET
+ * (slimheap.null_bitmap), or a table made before the setting existed).  A
+ * narrow table gets none, as slim_default_entries() says.
  */
 List *
-slim_builtin_mode_entries(List *entries)
+slim_builtin_mode_entries(List *entries, int natts)
 {
+	if (natts <= SLIM_NARROW_NATTS)
+		return entries;
 	return slim_mode_entries(entries, SLIM_NULL_BITMAP_DEFAULT);
 }
 

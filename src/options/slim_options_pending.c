@@ -7,9 +7,11 @@
  * slim_options_ddl.c decides what a statement's entries are; core creates
  * the relation (CREATE TABLE, CREATE TABLE AS, the new heap of a rewrite),
  * and the post-create object access hook here stores the entries on it
- * before any row is written.  slim_options_ddl.c's ProcessUtility hook is
- * installed here too: slim_run_core() passes a statement on to the hook
- * that was there before it, saved in this file as it goes in.
+ * before any row is written; the post-create hook of a column stores the mode
+ * of a narrow table that the column makes wide.  slim_options_ddl.c's
+ * ProcessUtility hook is installed here too: slim_run_core() passes a
+ * statement on to the hook that was there before it, saved in this file as
+ * it goes in.
  *
  * Copyright (c) 2026, slimheap contributors
  *
@@ -27,6 +29,7 @@
 #include "tcop/utility.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/syscache.h"
 
 #include "slim_options.h"
 
@@ -92,6 +95,8 @@ slim_relation_created(Oid relid)
 	Oid			relnamespace;
 	char		relkind;
 	Oid			relam;
+	int			natts;
+	List	   *entries;
 
 	/* the relcache entry core built is all there is of the relation yet */
 	rel = RelationIdGetRelation(relid);
@@ -101,6 +106,7 @@ slim_relation_created(Oid relid)
 	relnamespace = RelationGetNamespace(rel);
 	relkind = rel->rd_rel->relkind;
 	relam = rel->rd_rel->relam;
+	natts = RelationGetDescr(rel)->natts;
 	RelationClose(rel);
 
 	if (pending->kind == SLIM_PENDING_CREATE)
@@ -118,8 +124,9 @@ slim_relation_created(Oid relid)
 			!slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
 			return;
 		/* slimheap.default_null_bitmap unless the statement names a mode */
-		pending->entries = slim_default_entries(pending->entries);
+		pending->entries = slim_default_entries(pending->entries, natts);
 		slim_warn_entries(pending->entries);
+		entries = pending->entries;
 	}
 	else
 	{
@@ -127,9 +134,15 @@ slim_relation_created(Oid relid)
 
 		/* make_new_heap() names the new heap after the old one's OID */
 		snprintf(newheap, sizeof(newheap), "pg_temp_%u", pending->relid);
-		if (strcmp(relname, newheap) != 0 || pending->entries == NIL)
+		if (strcmp(relname, newheap) != 0)
 			return;
+		/* a narrow table that this statement makes wide gets a mode */
+		entries = pending->entries;
+		if (slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
+			entries = slim_default_entries(entries, natts);
 	}
+	if (entries == NIL)
+		return;
 
 	/*
 	 * Make the new pg_class row visible so it can be updated.  heap.c allows
@@ -137,7 +150,52 @@ slim_relation_created(Oid relid)
 	 * the same.
 	 */
 	CommandCounterIncrement();
-	(void) slim_store_entries(relid, pending->entries);
+	(void) slim_store_entries(relid, entries);
+}
+
+/*
+ * Post-create hook of a column: core's ADD COLUMN (also for each inheritor
+ * it reaches, and ALTER TYPE ... ADD ATTRIBUTE ... CASCADE for typed tables)
+ * has just added attribute attnum to relation relid, and updated relnatts.
+ * A narrow slimheap table stores no mode (slim_default_entries()); the
+ * column that makes it wide stores the setting's now, before the statement
+ * writes any row of the new shape (a rewrite copies the options to its new
+ * heap).  The relation whose options a statement of ours changes is left to
+ * it: core checks that relation's options, ours taken out, after adding its
+ * columns, and the statement stores the final entries last.
+ */
+static void
+slim_column_added(Oid relid, int attnum)
+{
+	HeapTuple	tuple;
+	Form_pg_class form;
+	bool		applies;
+	List	   *entries;
+
+	if (attnum <= SLIM_NARROW_NATTS)
+		return;
+	if (slim_pending != NULL && slim_pending->kind == SLIM_PENDING_REWRITE &&
+		slim_pending->relid == relid)
+		return;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return;
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	applies = slim_default_applies(form->relkind,
+								   slim_options_am_is_slimheap(form->relam));
+	ReleaseSysCache(tuple);
+	if (!applies)
+		return;
+
+	entries = slim_stored_entries(relid);
+	if (slim_entries_name_mode(entries))
+		return;
+	entries = slim_default_entries(entries, attnum);
+	slim_warn_entries(entries);
+
+	/* core's update of relnatts, visible so that ours follows it */
+	CommandCounterIncrement();
+	(void) slim_store_entries(relid, entries);
 }
 
 static void
@@ -147,9 +205,12 @@ slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
 
-	if (access == OAT_POST_CREATE && classId == RelationRelationId &&
-		subId == 0 && slim_pending != NULL)
+	if (access != OAT_POST_CREATE || classId != RelationRelationId)
+		return;
+	if (subId == 0 && slim_pending != NULL)
 		slim_relation_created(objectId);
+	else if (subId > 0)
+		slim_column_added(objectId, subId);
 }
 
 /*

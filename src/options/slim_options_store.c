@@ -264,3 +264,21 @@ slim_stored_entries(Oid relid)
 	slim_read_reloptions(relid, &entries, NULL);
 	return entries;
 }
+
+/*
+ * The attributes of relation relid, dropped ones included, as its pg_class
+ * row says now (0 for none): whether it is narrow (SLIM_NARROW_NATTS).
+ */
+int
+slim_relation_natts(Oid relid)
+{
+	HeapTuple	tuple;
+	int			natts;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return 0;
+	natts = ((Form_pg_class) GETSTRUCT(tuple))->relnatts;
+	ReleaseSysCache(tuple);
+	return natts;
+}
