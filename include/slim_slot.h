@@ -34,6 +34,7 @@ typedef struct SlimTupleTableSlot
 	HeapTuple	handed_out;		/* full-form copy get_heap_tuple gave out */
 	bool		lend_stored;	/* get_heap_tuple lends the stored form */
 	SlimNullBitmap ops_mode;	/* the mode of the slot's ops table */
+	const TupleTableSlotOps *own_ops;	/* &SlimTTSOps[ops_mode] */
 
 	/*
 	 * The form the owned tuple was given: mode and floors (its missing
@@ -170,12 +171,12 @@ slim_slot_read_under(TupleTableSlot *slot, Snapshot snapshot)
 		((SlimTupleTableSlot *) slot)->lend_stored = true;
 }
 
-/* the slot's own ops again, after heap's call (its mode picks them) */
+/* the slot's own ops again, after heap's call: a load and a store */
 static inline void
 slim_slot_take_back(TupleTableSlot *slot)
 {
 	*((const TupleTableSlotOps **) &slot->tts_ops) =
-		&SlimTTSOps[((SlimTupleTableSlot *) slot)->ops_mode];
+		((SlimTupleTableSlot *) slot)->own_ops;
 }
 
 /* a slimheap slot that keeps copies: forget them, then lend it */

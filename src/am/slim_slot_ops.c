@@ -63,6 +63,7 @@ slim_slot_init(TupleTableSlot *slot, SlimNullBitmap mode)
 	sslot->prefix_floor = NULL;
 	sslot->all_byval = -1;
 	sslot->ops_mode = mode;
+	sslot->own_ops = &SlimTTSOps[mode];
 	if (slot->tts_tupleDescriptor == slim_next_slot.desc &&
 		slot->tts_tupleDescriptor->tdtypeid == slim_next_slot.typeid)
 	{
