@@ -177,6 +177,47 @@ ALTER TABLE n_rewrite ADD COLUMN c3 int, ADD COLUMN c4 int, ADD COLUMN c5 int,
 SELECT reloptions FROM pg_class WHERE oid = 'n_rewrite'::regclass;
 SELECT form, lp_len, count(*) FROM slimheap.page_items('n_rewrite', 0) GROUP BY 1, 2;
 SELECT * FROM n_rewrite ORDER BY a;
+-- a RESET of the mode in the statement that makes the table wide runs
+-- after its ADD COLUMN, as core orders them: truncate, as for two statements
+SET slimheap.default_null_bitmap = compress;
+CREATE TABLE n_reset1 (a int) USING slimheap WITH (slimheap.null_bitmap = full);
+CREATE TABLE n_reset2 (a int) USING slimheap WITH (slimheap.null_bitmap = full);
+CREATE TABLE n_reset3 (a int) USING slimheap;
+ALTER TABLE n_reset1 ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int,
+  ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, ADD COLUMN c8 int,
+  ADD COLUMN c9 int, RESET (slimheap.null_bitmap);
+ALTER TABLE n_reset2 ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int,
+  ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, ADD COLUMN c8 int,
+  ADD COLUMN c9 int;
+ALTER TABLE n_reset2 RESET (slimheap.null_bitmap);
+ALTER TABLE n_reset3 ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int,
+  ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, ADD COLUMN c8 int,
+  ADD COLUMN c9 int, RESET (slimheap.null_bitmap);
+SELECT * FROM show_tables() WHERE relname LIKE 'n\_reset%';
+-- only the 9th column stores a mode: a wide table without one (made before
+-- the setting existed, simulated here) stays truncate
+CREATE TABLE n_legacy (a int, :wide) USING slimheap;
+UPDATE pg_class SET reloptions = NULL WHERE oid = 'n_legacy'::regclass;
+ALTER TABLE n_legacy ADD COLUMN c10 int;
+SELECT reloptions FROM pg_class WHERE oid = 'n_legacy'::regclass;
+-- an event trigger that widens the table a statement of ours is changing:
+-- the outer statement stores the mode with its final options, after core
+-- checked them
+CREATE TABLE n_event (a int) USING slimheap;
+CREATE FUNCTION n_event_widen() RETURNS event_trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF coalesce(current_setting('n_event.busy', true), '') <> 'on' THEN
+    PERFORM set_config('n_event.busy', 'on', true);
+    ALTER TABLE n_event ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int,
+      ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int,
+      ADD COLUMN c8 int, ADD COLUMN c9 int;
+  END IF;
+END $$;
+CREATE EVENT TRIGGER n_event_widen ON ddl_command_start
+  WHEN TAG IN ('ALTER TABLE') EXECUTE FUNCTION n_event_widen();
+ALTER TABLE n_event SET (fillfactor = 70);
+DROP EVENT TRIGGER n_event_widen;
+SELECT reloptions, relnatts FROM pg_class WHERE oid = 'n_event'::regclass;
 -- the partitions an ADD COLUMN reaches, and typed tables of ALTER TYPE
 SET slimheap.default_null_bitmap = compress;
 CREATE TABLE n_parted (a int) PARTITION BY LIST (a);

@@ -96,6 +96,9 @@ my ($ext_ret, $ext_out, $ext_err) = $cold->psql(
 CREATE EXTENSION slimheap;
 CREATE TABLE t (a int, b int) USING slimheap
   WITH (slimheap.null_bitmap = full, fillfactor = 90);
+CREATE TABLE n (a int) USING slimheap;
+CREATE TABLE wh (a int, b int, c int, d int, e int, f int, g int, h int, i int)
+  USING heap;
 });
 is($ext_ret, 0, 'CREATE EXTENSION without the preload succeeds');
 like($ext_err, qr/WARNING:  slimheap is not in shared_preload_libraries/,
@@ -108,7 +111,10 @@ my $catalog_sql = q{
   FROM pg_class c JOIN pg_am a ON a.oid = c.relam
   WHERE c.relnamespace = 'public'::regnamespace ORDER BY c.relname};
 my $catalog = $cold->safe_psql('postgres', $catalog_sql);
-is($catalog, 't slimheap {slimheap.null_bitmap=full,fillfactor=90}',
+is( $catalog, join("\n",
+		'n slimheap -',
+		't slimheap {slimheap.null_bitmap=full,fillfactor=90}',
+		'wh heap -'),
 	'the session that created the extension had loaded the library');
 
 # a new session runs statements that need the hook, each in a session of
@@ -121,6 +127,17 @@ my @statements = (
 	'ALTER TABLE t SET (fillfactor = 70)',
 	'ALTER TABLE t RESET (fillfactor)',
 	'ALTER TABLE t SET ACCESS METHOD heap',
+	# a narrow table stores no mode; its 9th column would store one before
+	# core checks the options the statement sets, or leaves slimheap with it
+	'ALTER TABLE n ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int, '
+	  . 'ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, '
+	  . 'ADD COLUMN c8 int, ADD COLUMN c9 int, SET (fillfactor = 70)',
+	'ALTER TABLE n ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int, '
+	  . 'ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, '
+	  . 'ADD COLUMN c8 int, ADD COLUMN c9 int, SET ACCESS METHOD heap',
+	'ALTER TABLE n SET (fillfactor = 70)',
+	# a table that becomes slimheap gets the setting's mode from the hook
+	'ALTER TABLE wh SET ACCESS METHOD slimheap',
 	'CREATE SCHEMA s CREATE TABLE t2 (a int) USING slimheap WITH (slimheap.null_bitmap = full)');
 foreach my $sql (@statements)
 {

@@ -233,6 +233,7 @@ slim_alter(const SlimUtilityCall *call)
 	List	   *stored;
 	List	   *entries;
 	bool		becomes_slimheap;
+	bool		resets_mode = false;
 	int			natts;
 	SlimPending pending;
 
@@ -334,7 +335,11 @@ slim_alter(const SlimUtilityCall *call)
 		if (!change->is_reset)
 			slim_warn_entries(change_entries);
 		foreach(le, change_entries)
+		{
 			entries = slim_apply_entry(entries, lfirst(le), change->is_reset);
+			if (change->is_reset && slim_entries_name_mode(list_make1(lfirst(le))))
+				resets_mode = true;
+		}
 	}
 
 	/*
@@ -364,10 +369,16 @@ slim_alter(const SlimUtilityCall *call)
 	pending.applied = false;
 	slim_run_core_pending(call, pstmt, &pending);
 
-	/* a narrow table the statement's ADD COLUMN made wide: the setting's */
+	/*
+	 * A narrow table the statement's ADD COLUMN made wide: the setting's
+	 * mode, as the column's hook stores it on other tables, or truncate
+	 * after a RESET of the mode, which core runs after the ADD COLUMN.
+	 */
 	if ((relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) &&
 		slim_options_am_is_slimheap(relam))
-		entries = slim_default_entries(entries, slim_relation_natts(relid));
+		entries = resets_mode ?
+			slim_builtin_mode_entries(entries, slim_relation_natts(relid)) :
+			slim_default_entries(entries, slim_relation_natts(relid));
 	(void) slim_store_entries_after(relid, entries, stored);
 	if (has_ours)
 		InvokeObjectPostAlterHook(RelationRelationId, relid, 0);

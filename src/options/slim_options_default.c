@@ -67,16 +67,22 @@ slim_options_default_init(void)
 	MarkGUCPrefixReserved(SLIM_OPTION_NAMESPACE);
 }
 
-/* whether entries hold a slimheap.null_bitmap entry */
+/*
+ * Whether entries hold a slimheap.null_bitmap entry: "slimheap.null_bitmap=
+ * <mode>", or the bare name a RESET's entries hold
+ */
 bool
 slim_entries_name_mode(const List *entries)
 {
 	ListCell   *lc;
+	size_t		len = strlen(SLIM_NULL_BITMAP_ENTRY) - 1;
 
 	foreach(lc, entries)
 	{
-		if (strncmp(lfirst(lc), SLIM_NULL_BITMAP_ENTRY,
-					strlen(SLIM_NULL_BITMAP_ENTRY)) == 0)
+		const char *entry = lfirst(lc);
+
+		if (strncmp(entry, SLIM_NULL_BITMAP_ENTRY, len) == 0 &&
+			(entry[len] == '=' || entry[len] == '\0'))
 			return true;
 	}
 	return false;

@@ -105,6 +105,30 @@ slim_alter_names_slimheap(AlterTableStmt *stmt)
 }
 
 /*
+ * Whether an ALTER TABLE sets the access method to slimheap (by name, or
+ * SET ACCESS METHOD DEFAULT under default_table_access_method = slimheap):
+ * the table gets the setting's mode from the hook.
+ */
+static bool
+slim_alter_sets_slimheap(const AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		AlterTableCmd *cmd = lfirst_node(AlterTableCmd, lc);
+		const char *am;
+
+		if (cmd->subtype != AT_SetAccessMethod)
+			continue;
+		am = cmd->name != NULL ? cmd->name : default_table_access_method;
+		if (am != NULL && strcmp(am, "slimheap") == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Whether the relation an ALTER TABLE names has slimheap entries stored.
  * The name is looked up as core does, with core's checks and the lock core
  * takes next (held to the end of the transaction): without the lock, the
@@ -135,7 +159,10 @@ slim_is_repack_copy(const RangeVar *relation)
 /*
  * Whether a statement needs the hook, i.e. names slimheap options, creates
  * the copy pg_repack swaps into a table (slim_options_repack.c), or
- * changes the options or access method of a relation that has some stored.
+ * changes the options or access method of a relation that has some stored
+ * or uses slimheap (a narrow one stores none, and its ADD COLUMN in the
+ * same statement may store a mode before core checks the options), or
+ * makes a table slimheap (it gets the setting's mode).
  * The event trigger asks for every statement; the hook for all but ALTER
  * TABLE, which it looks up itself, to hand core the relation it found.
  */
@@ -174,7 +201,9 @@ slim_statement_needs_hook(Node *parsetree)
 					return true;
 			}
 			return slim_alter_touches_options((AlterTableStmt *) parsetree) &&
-				slim_relation_has_entries((AlterTableStmt *) parsetree);
+				(slim_alter_sets_slimheap((AlterTableStmt *) parsetree) ||
+				 slim_relation_has_entries((AlterTableStmt *) parsetree) ||
+				 slim_alter_names_slimheap((AlterTableStmt *) parsetree));
 		default:
 			return false;
 	}

@@ -40,6 +40,14 @@ static object_access_hook_type prev_object_access = NULL;
 static SlimPending *slim_pending = NULL;
 
 /*
+ * Every statement of ours that core runs now, innermost first (linked
+ * through SlimPending.outer): a statement that an event trigger runs inside
+ * one of ours swaps slim_pending out, yet the outer one has still taken its
+ * table's entries out for core's check.
+ */
+static SlimPending *slim_running = NULL;
+
+/*
  * Run pstmt (the caller's statement, or our modified copy of it) through the
  * rest of the hook chain and core.
  */
@@ -69,12 +77,15 @@ slim_run_core_pending(const SlimUtilityCall *call, PlannedStmt *pstmt,
 {
 	Assert(slim_pending == NULL);
 	slim_pending = pending;
+	pending->outer = slim_running;
+	slim_running = pending;
 	PG_TRY();
 	{
 		slim_run_core(call, pstmt);
 	}
 	PG_FINALLY();
 	{
+		slim_running = pending->outer;
 		slim_pending = NULL;
 	}
 	PG_END_TRY();
@@ -158,11 +169,12 @@ slim_relation_created(Oid relid)
  * it reaches, and ALTER TYPE ... ADD ATTRIBUTE ... CASCADE for typed tables)
  * has just added attribute attnum to relation relid, and updated relnatts.
  * A narrow slimheap table stores no mode (slim_default_entries()); the
- * column that makes it wide stores the setting's now, before the statement
- * writes any row of the new shape (a rewrite copies the options to its new
- * heap).  The relation whose options a statement of ours changes is left to
- * it: core checks that relation's options, ours taken out, after adding its
- * columns, and the statement stores the final entries last.
+ * column that makes it wide (its 9th attribute) stores the setting's now,
+ * before the statement writes any row of the new shape (a rewrite copies
+ * the options to its new heap).  The relation whose options a statement of
+ * ours changes is left to it, also from a statement an event trigger runs
+ * meanwhile: core checks that relation's options, ours taken out, after
+ * adding its columns, and the statement stores the final entries last.
  */
 static void
 slim_column_added(Oid relid, int attnum)
@@ -171,12 +183,16 @@ slim_column_added(Oid relid, int attnum)
 	Form_pg_class form;
 	bool		applies;
 	List	   *entries;
+	SlimPending *running;
 
-	if (attnum <= SLIM_NARROW_NATTS)
+	/* a wide table without a mode stays truncate (slim_builtin_mode_entries) */
+	if (attnum != SLIM_NARROW_NATTS + 1)
 		return;
-	if (slim_pending != NULL && slim_pending->kind == SLIM_PENDING_REWRITE &&
-		slim_pending->relid == relid)
-		return;
+	for (running = slim_running; running != NULL; running = running->outer)
+	{
+		if (running->kind == SLIM_PENDING_REWRITE && running->relid == relid)
+			return;
+	}
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		return;
