@@ -56,6 +56,7 @@ typedef struct SlimPending
 	List	   *defs;			/* CREATE IF NOT EXISTS: options, unchecked */
 	bool		named;			/* CREATE: the statement names options */
 	bool		applied;		/* CREATE: stored */
+	bool		resets_mode;	/* REWRITE: RESET (slimheap.null_bitmap) */
 	struct SlimPending *outer;	/* the statement of ours core runs it in */
 } SlimPending;
 

@@ -194,6 +194,23 @@ ALTER TABLE n_reset3 ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int,
   ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, ADD COLUMN c8 int,
   ADD COLUMN c9 int, RESET (slimheap.null_bitmap);
 SELECT * FROM show_tables() WHERE relname LIKE 'n\_reset%';
+-- with a rewrite in the same statement (volatile defaults of c150 and
+-- c200), its rows are written in that mode too: truncate's form, where the
+-- setting's compress would store compressed tails
+CREATE TABLE n_reset4 (a int) USING slimheap WITH (slimheap.null_bitmap = full);
+INSERT INTO n_reset4 SELECT g FROM generate_series(1, 3) g;
+SELECT string_agg(format('ADD COLUMN c%s int%s', g,
+                         CASE WHEN g IN (150, 200)
+                              THEN ' DEFAULT (random() * 0 + 1)::int' END),
+                  ', ' ORDER BY g) AS n_columns
+  FROM generate_series(2, 200) g \gset
+ALTER TABLE n_reset4 :n_columns, RESET (slimheap.null_bitmap);
+SELECT reloptions FROM pg_class WHERE oid = 'n_reset4'::regclass;
+SELECT form, count(*) FROM slimheap.page_items('n_reset4', 0) GROUP BY 1;
+-- and a table made slimheap with a RESET of the mode is truncate
+CREATE TABLE n_reset5 (a int, :wide) USING heap;
+ALTER TABLE n_reset5 SET ACCESS METHOD slimheap, RESET (slimheap.null_bitmap);
+SELECT reloptions FROM pg_class WHERE oid = 'n_reset5'::regclass;
 -- only the 9th column stores a mode: a wide table without one (made before
 -- the setting existed, simulated here) stays truncate
 CREATE TABLE n_legacy (a int, :wide) USING slimheap;

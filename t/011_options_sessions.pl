@@ -135,7 +135,6 @@ my @statements = (
 	'ALTER TABLE n ADD COLUMN c2 int, ADD COLUMN c3 int, ADD COLUMN c4 int, '
 	  . 'ADD COLUMN c5 int, ADD COLUMN c6 int, ADD COLUMN c7 int, '
 	  . 'ADD COLUMN c8 int, ADD COLUMN c9 int, SET ACCESS METHOD heap',
-	'ALTER TABLE n SET (fillfactor = 70)',
 	# a table that becomes slimheap gets the setting's mode from the hook
 	'ALTER TABLE wh SET ACCESS METHOD slimheap',
 	'CREATE SCHEMA s CREATE TABLE t2 (a int) USING slimheap WITH (slimheap.null_bitmap = full)');
@@ -187,9 +186,16 @@ is($stdout, '{slimheap.null_bitmap=compress}',
 # statements that need no hook are not disturbed
 $cold->safe_psql('postgres', 'CREATE TABLE h (a int) WITH (fillfactor = 50)');
 $cold->safe_psql('postgres', 'ALTER TABLE h SET (fillfactor = 60)');
+$cold->safe_psql('postgres', 'ALTER TABLE n SET (fillfactor = 70)');
+($ret, $stdout, $stderr) = $cold->psql('postgres',
+	'ALTER TABLE IF EXISTS missing SET ACCESS METHOD slimheap');
+like($stderr, qr/NOTICE:  relation "missing" does not exist, skipping/,
+	'without the library: SET ACCESS METHOD slimheap of a missing table is core\'s NOTICE');
 $catalog = $cold->safe_psql('postgres', $catalog_sql);
 like($catalog, qr/^h heap \{fillfactor=60\}$/m,
 	'without the library: DDL without slimheap options works');
+like($catalog, qr/^n slimheap \{fillfactor=70\}$/m,
+	'without the library: core options of a narrow slimheap table work');
 
 # once the event trigger has loaded the library, the session can go on
 ($ret, $stdout, $stderr) = $cold->psql(

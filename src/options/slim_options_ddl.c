@@ -114,6 +114,7 @@ slim_create_repack_copy(const SlimUtilityCall *call, Oid original, Oid amoid)
 	pending.defs = NIL;
 	pending.named = is_slimheap;
 	pending.applied = false;
+	pending.resets_mode = false;
 	slim_run_core_pending(call, pstmt, &pending);
 }
 
@@ -158,6 +159,7 @@ slim_create(const SlimUtilityCall *call)
 	pending.defs = NIL;
 	pending.named = slim_list_has_option(*options);
 	pending.applied = false;
+	pending.resets_mode = false;
 	if (!pending.named)
 	{
 		/* only slimheap.default_null_bitmap, if the table uses slimheap */
@@ -351,7 +353,7 @@ slim_alter(const SlimUtilityCall *call)
 	if (!(relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW) ||
 		!slim_options_am_is_slimheap(relam))
 		entries = NIL;
-	else if (becomes_slimheap)
+	else if (becomes_slimheap && !resets_mode)
 		entries = slim_default_entries(entries, natts);
 	else
 		entries = slim_builtin_mode_entries(entries, natts);	/* after a RESET */
@@ -367,6 +369,7 @@ slim_alter(const SlimUtilityCall *call)
 	pending.defs = NIL;
 	pending.named = false;
 	pending.applied = false;
+	pending.resets_mode = resets_mode;
 	slim_run_core_pending(call, pstmt, &pending);
 
 	/*

@@ -30,6 +30,7 @@
 #include "commands/tablecmds.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
+#include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "slim_options.h"
@@ -128,6 +129,34 @@ slim_alter_sets_slimheap(const AlterTableStmt *stmt)
 	return false;
 }
 
+/* whether an ALTER TABLE adds a column */
+static bool
+slim_alter_adds_column(const AlterTableStmt *stmt)
+{
+	ListCell   *lc;
+
+	foreach(lc, stmt->cmds)
+	{
+		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AddColumn)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Whether the relation an ALTER TABLE names has storage, looked up and
+ * locked as core does next (core reports a missing one, a view, or a
+ * permission error itself).
+ */
+static bool
+slim_alter_names_storage(AlterTableStmt *stmt)
+{
+	Oid			relid;
+
+	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
+	return OidIsValid(relid) && RELKIND_HAS_STORAGE(get_rel_relkind(relid));
+}
+
 /*
  * Whether the relation an ALTER TABLE names has slimheap entries stored.
  * The name is looked up as core does, with core's checks and the lock core
@@ -159,10 +188,11 @@ slim_is_repack_copy(const RangeVar *relation)
 /*
  * Whether a statement needs the hook, i.e. names slimheap options, creates
  * the copy pg_repack swaps into a table (slim_options_repack.c), or
- * changes the options or access method of a relation that has some stored
- * or uses slimheap (a narrow one stores none, and its ADD COLUMN in the
- * same statement may store a mode before core checks the options), or
- * makes a table slimheap (it gets the setting's mode).
+ * changes the options or access method of a relation that has some stored,
+ * or of a slimheap table it adds columns to (a narrow one stores none, and
+ * its 9th column stores a mode before core checks the options the
+ * statement sets, or before it leaves slimheap), or makes a table with
+ * storage slimheap (it gets the setting's mode).
  * The event trigger asks for every statement; the hook for all but ALTER
  * TABLE, which it looks up itself, to hand core the relation it found.
  */
@@ -200,10 +230,17 @@ slim_statement_needs_hook(Node *parsetree)
 					slim_list_has_option((List *) cmd->def))
 					return true;
 			}
-			return slim_alter_touches_options((AlterTableStmt *) parsetree) &&
-				(slim_alter_sets_slimheap((AlterTableStmt *) parsetree) ||
-				 slim_relation_has_entries((AlterTableStmt *) parsetree) ||
-				 slim_alter_names_slimheap((AlterTableStmt *) parsetree));
+			{
+				AlterTableStmt *stmt = (AlterTableStmt *) parsetree;
+
+				if (!slim_alter_touches_options(stmt))
+					return false;
+				if (slim_alter_sets_slimheap(stmt))
+					return slim_alter_names_storage(stmt);
+				return slim_relation_has_entries(stmt) ||
+					(slim_alter_adds_column(stmt) &&
+					 slim_alter_names_slimheap(stmt));
+			}
 		default:
 			return false;
 	}

@@ -147,10 +147,16 @@ slim_relation_created(Oid relid)
 		snprintf(newheap, sizeof(newheap), "pg_temp_%u", pending->relid);
 		if (strcmp(relname, newheap) != 0)
 			return;
-		/* a narrow table that this statement makes wide gets a mode */
+		/*
+		 * A narrow table that this statement makes wide gets a mode: the
+		 * one slim_alter() stores last (the setting's, or truncate after
+		 * a RESET of the mode).
+		 */
 		entries = pending->entries;
 		if (slim_default_applies(relkind, slim_options_am_is_slimheap(relam)))
-			entries = slim_default_entries(entries, natts);
+			entries = pending->resets_mode ?
+				slim_builtin_mode_entries(entries, natts) :
+				slim_default_entries(entries, natts);
 	}
 	if (entries == NIL)
 		return;
