@@ -144,17 +144,22 @@ slim_alter_adds_column(const AlterTableStmt *stmt)
 }
 
 /*
- * Whether the relation an ALTER TABLE names has storage, looked up and
- * locked as core does next (core reports a missing one, a view, or a
+ * Whether the relation an ALTER TABLE names is a table or materialized view
+ * with storage, what may become slimheap, looked up and locked as core does
+ * next (core reports a missing one, a view, a sequence, an index or a
  * permission error itself).
  */
 static bool
-slim_alter_names_storage(AlterTableStmt *stmt)
+slim_alter_names_table(AlterTableStmt *stmt)
 {
 	Oid			relid;
+	char		relkind;
 
 	relid = AlterTableLookupRelation(stmt, AlterTableGetLockLevel(stmt->cmds));
-	return OidIsValid(relid) && RELKIND_HAS_STORAGE(get_rel_relkind(relid));
+	if (!OidIsValid(relid))
+		return false;
+	relkind = get_rel_relkind(relid);
+	return relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW;
 }
 
 /*
@@ -236,7 +241,7 @@ slim_statement_needs_hook(Node *parsetree)
 				if (!slim_alter_touches_options(stmt))
 					return false;
 				if (slim_alter_sets_slimheap(stmt))
-					return slim_alter_names_storage(stmt);
+					return slim_alter_names_table(stmt);
 				return slim_relation_has_entries(stmt) ||
 					(slim_alter_adds_column(stmt) &&
 					 slim_alter_names_slimheap(stmt));
