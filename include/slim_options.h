@@ -116,6 +116,7 @@ extern bool slim_default_applies(char relkind, bool is_slimheap);
 
 /* slim_options_guard.c: which statements need the hook; is it running */
 extern bool slim_alter_touches_options(const AlterTableStmt *stmt);
+extern bool slim_alter_adds_column(const AlterTableStmt *stmt);
 extern bool slim_alter_sets_identity_full(const AlterTableStmt *stmt);
 extern bool slim_statement_needs_hook(Node *parsetree);
 extern List **slim_create_options(Node *parsetree, RangeVar **relation,

@@ -35,20 +35,6 @@
 #include "slim_tail.h"
 #include "slimheap.h"
 
-/* whether an ALTER TABLE adds a column */
-static bool
-slim_alter_adds_column(const AlterTableStmt *stmt)
-{
-	ListCell   *lc;
-
-	foreach(lc, stmt->cmds)
-	{
-		if (lfirst_node(AlterTableCmd, lc)->subtype == AT_AddColumn)
-			return true;
-	}
-	return false;
-}
-
 /* the attributes every compress row of rel keeps in its prefix */
 static int
 slim_alter_prefix_base(Relation rel)

@@ -129,8 +129,8 @@ slim_alter_sets_slimheap(const AlterTableStmt *stmt)
 	return false;
 }
 
-/* whether an ALTER TABLE adds a column */
-static bool
+/* whether an ALTER TABLE adds a column (also slim_alter_warn.c's question) */
+bool
 slim_alter_adds_column(const AlterTableStmt *stmt)
 {
 	ListCell   *lc;
