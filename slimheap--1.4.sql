@@ -62,7 +62,8 @@ BEGIN
 	  FROM pg_catalog.pg_proc p
 	 WHERE p.pronamespace OPERATOR(pg_catalog.=) nsp
 	   AND p.proname OPERATOR(pg_catalog.=) ANY ('{slimheap_tableam_handler, stats, estimate,
-						 advise, page_items, slimheap_options_guard, verify, get_progress}'::pg_catalog.name[]);
+						 advise, page_items, slimheap_options_guard, verify, get_progress,
+						 adopt, compact, release, record_full_rows}'::pg_catalog.name[]);
 	IF clash IS NOT NULL THEN
 		RAISE EXCEPTION USING
 			ERRCODE = 'duplicate_function',
@@ -322,6 +323,34 @@ GRANT SELECT ON @extschema@.progress TO PUBLIC;
 -- revoked from PUBLIC, and the handler and the event trigger function
 -- cannot be called from SQL.
 GRANT USAGE ON SCHEMA @extschema@ TO PUBLIC;
+
+-- 1.4: the record of each narrow table's file that holds no short row,
+-- which lets its scans take heap's rows with no check (docs/narrow-slot.md,
+-- "The record of full files"); the library writes it when it makes a file.
+-- Unlogged: never WAL-logged, so never published or decoded (a subscriber's
+-- files are other files), unread on a standby, emptied by a crash, which
+-- only costs the check again.  Not a configuration table: a dump must not
+-- carry records that name this cluster's files.  No rights for PUBLIC.
+CREATE UNLOGGED TABLE @extschema@.full_row_files (
+	relid pg_catalog.oid PRIMARY KEY,
+	spcoid pg_catalog.oid NOT NULL,
+	relfilenode pg_catalog.oid NOT NULL,
+	natts pg_catalog.int2 NOT NULL
+) USING heap;
+COMMENT ON TABLE @extschema@.full_row_files IS
+	'files of narrow slimheap tables that hold no row shorter than natts: their scans skip the check (written by the library)';
+REVOKE ALL ON @extschema@.full_row_files FROM PUBLIC;
+
+-- 1.4: check every row of a narrow table's file made before its record
+-- could be (an older catalog or library, pg_upgrade, a crash), and record
+-- it when none is short.  The table's owner calls it.
+CREATE FUNCTION @extschema@.record_full_rows(rel pg_catalog.regclass)
+RETURNS pg_catalog.bool
+AS 'MODULE_PATHNAME', 'slimheap_record_full_rows'
+LANGUAGE C STRICT
+SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION @extschema@.record_full_rows(pg_catalog.regclass) IS
+	'reads every row of a narrow slimheap table under SHARE lock and, when none lacks an attribute, records its file so that its scans skip the check of each row';
 
 -- 1.4: a compressed tail may end with stored NULLs (docs/fast-defaults.md).
 -- Before any such row, mark the WAL, so that a standby or a recovery with

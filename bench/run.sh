@@ -206,6 +206,12 @@ psql_db() {
 }
 PGVERSION=$(psql_db -d postgres -c "SELECT version()")
 
+# The record of full files (docs/narrow-slot.md) that the extension's 1.4
+# script makes, made by hand beside the handler, whose schema is where the
+# library looks for it: without it every narrow table's scan would check
+# each row, as in a database whose catalog is older than 1.4.
+FULL_ROW_FILES="CREATE UNLOGGED TABLE full_row_files (relid oid PRIMARY KEY,
+	spcoid oid NOT NULL, relfilenode oid NOT NULL, natts int2 NOT NULL) USING heap"
 # create_db NAME: a database with the slimheap access method and the
 # procedures that convert tables (by hand, not with CREATE EXTENSION, whose
 # script names the installed library)
@@ -214,6 +220,7 @@ create_db() {
 	psql_db -d "$1" -c "CREATE FUNCTION slimheap_tableam_handler(internal)
 			RETURNS table_am_handler AS '$SLIMHEAP_LIB' LANGUAGE C STRICT" \
 		-c "CREATE ACCESS METHOD slimheap TYPE TABLE HANDLER slimheap_tableam_handler" \
+		-c "$FULL_ROW_FILES" \
 		-c "CREATE SCHEMA slimheap" \
 		-c "CREATE PROCEDURE slimheap.adopt(rel regclass, mode text, wait interval DEFAULT '1 min')
 			AS '$SLIMHEAP_LIB', 'slimheap_adopt' LANGUAGE C" \

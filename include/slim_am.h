@@ -27,7 +27,17 @@
 
 #include "slim_compat.h"
 
-/* slim_am_read.c: heap's reads, filling slimheap's slot lent to heap */
+/*
+ * slim_am_read.c: heap's reads, filling slimheap's slot lent to heap.  A
+ * scan of a file whose record says it holds no short row carries
+ * SLIM_SO_FULL_ROWS in rs_flags, a bit no SO_* flag uses (0-9 on 15 and
+ * 18, 0-10 on 17, 0-11 on 19).
+ */
+#define SLIM_SO_FULL_ROWS	(1u << 31)
+extern SLIM_HIDDEN TableScanDesc slim_scan_begin(Relation rel, Snapshot snapshot,
+												 int nkeys, struct ScanKeyData *key,
+												 ParallelTableScanDesc pscan,
+												 uint32 flags);
 extern SLIM_HIDDEN bool slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 											  TupleTableSlot *slot);
 extern SLIM_HIDDEN bool slim_scan_getnextslot_tidrange(TableScanDesc scan,
@@ -118,5 +128,14 @@ extern SLIM_HIDDEN void slim_relation_copy_for_cluster(Relation OldHeap, Relatio
 /* slim_toast_am.c: TOAST tables of heap's access method */
 extern SLIM_HIDDEN Oid	slim_relation_toast_am(Relation rel);
 extern Oid	slim_toast_of(Oid relid, Oid *toast_am);
+
+/* slim_full_files.c: new files, and the record that their rows are full */
+extern SLIM_HIDDEN void slim_relation_set_new_file(Relation rel,
+												   const SlimFileLocator *newloc,
+												   char persistence,
+												   TransactionId *freezeXid,
+												   MultiXactId *minmulti);
+extern SLIM_HIDDEN void slim_relation_copy_data(Relation rel,
+												const SlimFileLocator *newloc);
 
 #endif							/* SLIM_AM_H */

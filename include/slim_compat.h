@@ -427,12 +427,18 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 
 /*
  * A relation's file as three numbers (RelFileNode until 15, RelFileLocator
- * from 16), for slimheap's own WAL record, and a reorder buffer change's
+ * from 16), for slimheap's own WAL record, the records of full files and
+ * the callbacks that make files (relation_set_new_filenode until 15,
+ * relation_set_new_filelocator from 16), and a reorder buffer change's
  * (relnode, rlocator).  The reorder buffer's allocators are renamed in 18,
  * and a change's new tuple is a HeapTuple from 17 on (a tuple buffer
  * holding one before).  Callers include replication/reorderbuffer.h.
  */
 #if PG_VERSION_NUM >= 160000
+typedef RelFileLocator SlimFileLocator;
+#define slim_locator_spc(loc)	((loc)->spcOid)
+#define slim_locator_num(loc)	((loc)->relNumber)
+#define slim_routine_set_new_file	relation_set_new_filelocator
 #define slim_rel_file(rel, spc, db, num) \
 	((spc) = (rel)->rd_locator.spcOid, (db) = (rel)->rd_locator.dbOid, \
 	 (num) = (rel)->rd_locator.relNumber)
@@ -441,6 +447,10 @@ slim_page_prune_opt(Relation rel, Buffer buf)
 	 (change)->data.tp.rlocator.dbOid = (db), \
 	 (change)->data.tp.rlocator.relNumber = (num))
 #else
+typedef RelFileNode SlimFileLocator;
+#define slim_locator_spc(loc)	((loc)->spcNode)
+#define slim_locator_num(loc)	((loc)->relNode)
+#define slim_routine_set_new_file	relation_set_new_filenode
 #define slim_rel_file(rel, spc, db, num) \
 	((spc) = (rel)->rd_node.spcNode, (db) = (rel)->rd_node.dbNode, \
 	 (num) = (rel)->rd_node.relNode)

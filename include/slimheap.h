@@ -32,6 +32,19 @@
 #include "slim_options.h"
 
 /*
+ * A record of slimheap.full_row_files: the file (spcoid, relfilenode) that
+ * holds no row of fewer than natts attributes, or none (relfilenode
+ * InvalidOid).  looked: the table was read.
+ */
+typedef struct SlimFullFile
+{
+	bool		looked;
+	int16		natts;
+	Oid			spcoid;
+	Oid			relfilenode;
+} SlimFullFile;
+
+/*
  * What the write paths need to know of a relation, cached in rd_amcache
  * (one palloc'd chunk in CacheMemoryContext, freed by the relcache on
  * invalidation).
@@ -90,6 +103,12 @@ typedef struct SlimRelInfo
 	 */
 	bool		narrow;
 
+	/*
+	 * A narrow table's record in slimheap.full_row_files, looked up at its
+	 * first scan (slim_full_files.c), not before: a write must not read a
+	 * table.
+	 */
+	SlimFullFile full_file;
 } SlimRelInfo;
 
 /*
@@ -188,7 +207,33 @@ extern void slim_progress_end(void);
 extern SlimProgressEntry *slim_progress_entries(Oid dbid, int *n);
 
 /* slim_catalog_version.c */
+extern bool slim_catalog_current(void);
 extern bool slim_tail_may_end_with_nulls(void);
+
+/* slim_full_files.c: the record that a narrow table's file has no short row */
+extern void slim_full_files_init(void);
+extern bool slim_full_files_enabled(void);
+extern bool slim_full_files_record(Relation rel);
+extern void slim_full_files_lookup(Relation rel, SlimFullFile *out);
+extern void slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode);
+extern void slim_full_files_copied(Relation rel, Oid spcoid, Oid relfilenode);
+extern void slim_full_files_forget(Oid relid, Oid slim_am);
+extern bool slim_full_files_hold(Relation rel);
+
+/* does record name rel's file as it is now, natts and all? */
+static inline bool
+slim_full_file_names(const SlimFullFile *record, Relation rel)
+{
+	Oid			spcoid;
+	Oid			dboid;
+	Oid			relfilenode;
+
+	slim_rel_file(rel, spcoid, dboid, relfilenode);
+	(void) dboid;
+	return OidIsValid(record->relfilenode) &&
+		record->relfilenode == relfilenode && record->spcoid == spcoid &&
+		record->natts == RelationGetDescr(rel)->natts;
+}
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);

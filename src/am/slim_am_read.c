@@ -113,16 +113,42 @@ slim_scan_getnextslot_lent(TableScanDesc scan, ScanDirection direction,
 }
 
 /*
- * Only the slot's type here: each path is a function of its own, which
- * keeps only the slot across heap's call, so that neither pays for the
- * other's registers (bench/results/instructions-profile.md).
+ * heap's scan, marked SLIM_SO_FULL_ROWS when the record of the table's file
+ * says that it holds no short row (slim_full_files.c).  Looked up first: a
+ * failed lookup leaves no scan open.
+ */
+TableScanDesc
+slim_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
+				struct ScanKeyData *key, ParallelTableScanDesc pscan,
+				uint32 flags)
+{
+	bool		full_rows = slim_full_files_hold(rel);
+	TableScanDesc scan;
+
+	scan = slim_heap_routine->scan_begin(rel, snapshot, nkeys, key, pscan,
+										 flags);
+	if (full_rows)
+		scan->rs_flags |= SLIM_SO_FULL_ROWS;
+	return scan;
+}
+
+/*
+ * Only the slot's type here, and for heap's slot the scan's mark: each path
+ * is a function of its own, which keeps only the slot across heap's call,
+ * so that neither pays for the other's registers
+ * (bench/results/instructions-profile.md), and a file of full rows goes to
+ * heap with no check (a tail call).
  */
 bool
 slim_scan_getnextslot(TableScanDesc scan, ScanDirection direction,
 					  TupleTableSlot *slot)
 {
 	if (slot->tts_ops == &TTSOpsBufferHeapTuple)
+	{
+		if (scan->rs_flags & SLIM_SO_FULL_ROWS)
+			return heap_getnextslot(scan, direction, slot);
 		return slim_scan_getnextslot_heap(scan, direction, slot);
+	}
 	if (unlikely(!slim_slot_lendable(slot)))
 		return slim_scan_getnextslot_slow(scan, direction, slot);
 	return slim_scan_getnextslot_lent(scan, direction, slot);

@@ -203,6 +203,7 @@ slim_switch_relam(Oid relid, Oid new_am)
 		elog(ERROR, "could not change the access method dependency of relation \"%s\"",
 			 get_rel_name(relid));
 	heap_freetuple(tuple);
+	slim_full_files_forget(relid, new_am == HEAP_TABLE_AM_OID ? old_am : new_am);
 	InvokeObjectPostAlterHook(RelationRelationId, relid, 0);
 	CommandCounterIncrement();
 }

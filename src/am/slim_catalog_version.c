@@ -97,6 +97,18 @@ slim_extension_version(Oid extoid)
 bool
 slim_tail_may_end_with_nulls(void)
 {
+	return slim_catalog_current();
+}
+
+/*
+ * Is the catalog's slimheap 1.4, committed (or is there no extension)?
+ * 1.4's update is the user's word that every server runs this library:
+ * tails may end with stored NULLs, and records of full files
+ * (slim_full_files.c) count.
+ */
+bool
+slim_catalog_current(void)
+{
 	Oid			extoid = get_extension_oid("slimheap", true);
 	char	   *version;
 	bool		allowed = false;

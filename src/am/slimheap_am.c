@@ -72,6 +72,7 @@ slim_init_routine(void)
 	slim_routine.slot_callbacks = slim_slot_callbacks;
 
 	/* reads: heap's, on the slot lent to heap (slim_am_read.c) */
+	slim_routine.scan_begin = slim_scan_begin;
 	slim_routine.scan_getnextslot = slim_scan_getnextslot;
 	slim_routine.scan_getnextslot_tidrange = slim_scan_getnextslot_tidrange;
 	slim_routine.index_fetch_tuple = slim_index_fetch_tuple;
@@ -99,6 +100,10 @@ slim_init_routine(void)
 	/* CLUSTER and VACUUM FULL (slim_cluster.c); TOAST (slim_toast_am.c) */
 	slim_routine.relation_copy_for_cluster = slim_relation_copy_for_cluster;
 	slim_routine.relation_toast_am = slim_relation_toast_am;
+
+	/* new files and their record of full rows (slim_full_files.c) */
+	slim_routine.slim_routine_set_new_file = slim_relation_set_new_file;
+	slim_routine.relation_copy_data = slim_relation_copy_data;
 
 	slim_routine_ready = true;
 }
@@ -130,6 +135,7 @@ _PG_init(void)
 	slim_index_build_init();
 	slim_wal_init();
 	slim_floor_registry_init();
+	slim_full_files_init();
 	slim_progress_init();
 	/* tails of rows inserted under logical decoding need slimheap's WAL */
 	slim_options_tails_decoded = slim_wal_registered();

@@ -1,0 +1,445 @@
+/*-------------------------------------------------------------------------
+ *
+ * slim_full_files.c
+ *	  The record that a narrow table's file holds no short row, so that a
+ *	  scan may take heap's rows with no check.
+ *
+ * A narrow table's rows go out through heap's own slot, each checked to
+ * have every attribute (slim_heap_slot.h).  A file this library created
+ * empty while the table had natts attributes, and has written since, holds
+ * no row of fewer: every row it writes into a narrow table has the
+ * descriptor's natts, and natts never falls.  slimheap.full_row_files (an
+ * unlogged heap table of the 1.4 scripts) keeps one row per relation:
+ * (relid, spcoid, relfilenode, natts) of the file it last created.  A scan
+ * trusts it only while all four equal the relcache's (ADD COLUMN, a new
+ * file or a new tablespace make it stale, never false).  docs/narrow-slot.md
+ * "The record of full files" gives the argument.
+ *
+ * Copyright (c) 2026, slimheap contributors
+ *
+ * IDENTIFICATION
+ *	  src/am/slim_full_files.c
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+#include "utils/syscache.h"
+
+#include "slim_am.h"
+#include "slim_compat.h"
+#include "slimheap.h"
+
+#define SLIM_FULL_FILES_TABLE	"full_row_files"
+#define SLIM_FULL_FILES_NATTS	4
+
+/* the columns of slimheap.full_row_files, and their types */
+enum
+{
+	Anum_full_relid = 1,
+	Anum_full_spcoid,
+	Anum_full_relfilenode,
+	Anum_full_natts
+};
+static const Oid slim_full_files_types[SLIM_FULL_FILES_NATTS] = {
+	OIDOID, OIDOID, OIDOID, INT2OID
+};
+
+/* set by _PG_init(): loaded by shared_preload_libraries */
+static bool slim_full_files_preloaded = false;
+
+void
+slim_full_files_init(void)
+{
+	slim_full_files_preloaded = process_shared_preload_libraries_in_progress;
+}
+
+bool
+slim_full_files_enabled(void)
+{
+	return slim_full_files_preloaded;
+}
+
+/*
+ * May records of rel's files be written and trusted now?  Only where a
+ * postmaster restart has proved that no session runs a library that could
+ * still write truncated rows into a narrow table (preloaded), under a
+ * committed 1.4 catalog, never for the files pg_upgrade brings, and for a
+ * narrow table or materialized view that is not temporary.
+ */
+static bool
+slim_full_files_apply(Relation rel, int natts)
+{
+	if (!slim_full_files_preloaded || IsBinaryUpgrade ||
+		!IsTransactionState() || RecoveryInProgress() ||
+		HistoricSnapshotActive())
+		return false;
+	if (natts > SLIM_NARROW_NATTS ||
+		rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP ||
+		(rel->rd_rel->relkind != RELKIND_RELATION &&
+		 rel->rd_rel->relkind != RELKIND_MATVIEW))
+		return false;
+	return slim_catalog_current();
+}
+
+/*
+ * The OID of slimheap.full_row_files: found in the schema of the handler
+ * of access method amoid, slimheap (never through search_path), and only
+ * an unlogged heap table of a superuser counts.
+ */
+static Oid
+slim_full_files_relid(Oid amoid)
+{
+	HeapTuple	tuple;
+	Oid			handler;
+	Oid			nsp;
+	Oid			relid;
+	Form_pg_class form;
+	bool		trusted;
+
+	tuple = SearchSysCache1(AMOID, ObjectIdGetDatum(amoid));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	handler = ((Form_pg_am) GETSTRUCT(tuple))->amhandler;
+	ReleaseSysCache(tuple);
+	tuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(handler));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	nsp = ((Form_pg_proc) GETSTRUCT(tuple))->pronamespace;
+	ReleaseSysCache(tuple);
+
+	relid = get_relname_relid(SLIM_FULL_FILES_TABLE, nsp);
+	if (!OidIsValid(relid))
+		return InvalidOid;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return InvalidOid;
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	trusted = form->relkind == RELKIND_RELATION &&
+		form->relpersistence == RELPERSISTENCE_UNLOGGED &&
+		form->relam == HEAP_TABLE_AM_OID &&
+		form->relnatts == SLIM_FULL_FILES_NATTS &&
+		superuser_arg(form->relowner);
+	ReleaseSysCache(tuple);
+	return trusted ? relid : InvalidOid;
+}
+
+/*
+ * slimheap.full_row_files of access method amoid opened in lockmode, with
+ * the OID of its primary key, if it is there with the columns above; else
+ * NULL.  Unless wait, only if its lock is free: a relation's scan or new
+ * file never waits for it (no record costs a check, not a row).
+ */
+static Relation
+slim_full_files_open(Oid amoid, LOCKMODE lockmode, bool wait, Oid *pkey)
+{
+	Oid			relid = slim_full_files_relid(amoid);
+	Relation	files;
+	TupleDesc	desc;
+	int			i;
+
+	if (!OidIsValid(relid))
+		return NULL;
+	if (wait)
+		LockRelationOid(relid, lockmode);
+	else if (!ConditionalLockRelationOid(relid, lockmode))
+		return NULL;
+	files = try_relation_open(relid, NoLock);
+	if (files == NULL)
+	{
+		UnlockRelationOid(relid, lockmode);
+		return NULL;
+	}
+	desc = RelationGetDescr(files);
+	for (i = 0; i < SLIM_FULL_FILES_NATTS; i++)
+	{
+		if (desc->natts != SLIM_FULL_FILES_NATTS ||
+			TupleDescAttr(desc, i)->attisdropped ||
+			TupleDescAttr(desc, i)->atttypid != slim_full_files_types[i])
+			break;
+	}
+	list_free(RelationGetIndexList(files));
+	*pkey = files->rd_pkindex;
+	if (i < SLIM_FULL_FILES_NATTS || !OidIsValid(*pkey) ||
+		files->rd_rel->relkind != RELKIND_RELATION)
+	{
+		relation_close(files, lockmode);
+		return NULL;
+	}
+	return files;
+}
+
+/* relid's row, copied, or NULL: the caller has files open */
+static HeapTuple
+slim_full_files_fetch(Relation files, Oid pkey, Oid relid)
+{
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	ScanKeyInit(&key, Anum_full_relid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	/* a fresh catalog snapshot: it is not a catalog (GetCatalogSnapshot()) */
+	scan = systable_beginscan(files, pkey, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+		tuple = heap_copytuple(tuple);
+	systable_endscan(scan);
+	return tuple;
+}
+
+/*
+ * Look rel's record up: *out names the file it records, or no file
+ * (relfilenode InvalidOid).  Run at a scan's start, never while a row is
+ * written: it locks and reads a table.
+ */
+void
+slim_full_files_lookup(Relation rel, SlimFullFile *out)
+{
+	Relation	files;
+	Oid			pkey;
+	HeapTuple	tuple;
+
+	out->looked = true;
+	out->spcoid = InvalidOid;
+	out->relfilenode = InvalidOid;
+	out->natts = 0;
+	if (!slim_full_files_apply(rel, RelationGetDescr(rel)->natts))
+		return;
+	files = slim_full_files_open(rel->rd_rel->relam, AccessShareLock, false,
+								 &pkey);
+	if (files == NULL)
+		return;
+	tuple = slim_full_files_fetch(files, pkey, RelationGetRelid(rel));
+	if (tuple != NULL)
+	{
+		Datum		values[SLIM_FULL_FILES_NATTS];
+		bool		nulls[SLIM_FULL_FILES_NATTS];
+
+		heap_deform_tuple(tuple, RelationGetDescr(files), values, nulls);
+		if (!nulls[Anum_full_spcoid - 1] &&
+			!nulls[Anum_full_relfilenode - 1] && !nulls[Anum_full_natts - 1])
+		{
+			out->spcoid = DatumGetObjectId(values[Anum_full_spcoid - 1]);
+			out->relfilenode =
+				DatumGetObjectId(values[Anum_full_relfilenode - 1]);
+			out->natts = DatumGetInt16(values[Anum_full_natts - 1]);
+		}
+		heap_freetuple(tuple);
+	}
+	relation_close(files, AccessShareLock);
+}
+
+/* relid's row: the values given, written over the old one or new */
+static void
+slim_full_files_store(Relation files, Oid pkey, Oid relid, Oid spcoid,
+					  Oid relfilenode, int16 natts)
+{
+	Datum		values[SLIM_FULL_FILES_NATTS];
+	bool		nulls[SLIM_FULL_FILES_NATTS] = {false};
+	HeapTuple	old = slim_full_files_fetch(files, pkey, relid);
+	HeapTuple	tuple;
+
+	values[Anum_full_relid - 1] = ObjectIdGetDatum(relid);
+	values[Anum_full_spcoid - 1] = ObjectIdGetDatum(spcoid);
+	values[Anum_full_relfilenode - 1] = ObjectIdGetDatum(relfilenode);
+	values[Anum_full_natts - 1] = Int16GetDatum(natts);
+	tuple = heap_form_tuple(RelationGetDescr(files), values, nulls);
+	if (old != NULL)
+	{
+		CatalogTupleUpdate(files, &old->t_self, tuple);
+		heap_freetuple(old);
+	}
+	else
+		CatalogTupleInsert(files, tuple);
+	heap_freetuple(tuple);
+}
+
+/*
+ * The relation whose file rel's new file becomes: a rewrite's transient
+ * table (make_new_heap() names it pg_temp_<oid>, and swaps its file into
+ * that table, natts and all) when this transaction holds that table in
+ * ACCESS EXCLUSIVE mode, as every rewrite does; else rel itself.  relrewrite
+ * is not set yet when heap_create() makes the file.  A table of that name
+ * made by hand costs at most the record of a table its owner has locked.
+ */
+static Oid
+slim_full_files_owner(Relation rel)
+{
+	const char *relname = RelationGetRelationName(rel);
+	char	   *end;
+	unsigned long source;
+
+	if (strncmp(relname, "pg_temp_", 8) != 0)
+		return RelationGetRelid(rel);
+	source = strtoul(relname + 8, &end, 10);
+	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX ||
+		!CheckRelationOidLockedByMe((Oid) source, AccessExclusiveLock, false))
+		return RelationGetRelid(rel);
+	return (Oid) source;
+}
+
+/*
+ * rel has a new, empty file (relation_set_new_filelocator: CREATE TABLE,
+ * TRUNCATE, a rewrite's transient table): record it, in this transaction,
+ * whose rollback takes the record back with the file.
+ */
+void
+slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode)
+{
+	Relation	files;
+	Oid			pkey;
+
+	if (!slim_full_files_apply(rel, RelationGetDescr(rel)->natts))
+		return;
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, false,
+								 &pkey);
+	if (files == NULL)
+		return;
+	slim_full_files_store(files, pkey, slim_full_files_owner(rel), spcoid,
+						  relfilenode, RelationGetDescr(rel)->natts);
+	relation_close(files, NoLock);
+}
+
+/*
+ * Record rel's file as it is now: slimheap.record_full_rows() has read
+ * every row of it under SHARE lock.  False if no record can be kept.
+ */
+bool
+slim_full_files_record(Relation rel)
+{
+	int			natts = RelationGetDescr(rel)->natts;
+	Relation	files;
+	Oid			pkey;
+	Oid			spcoid;
+	Oid			dboid;
+	Oid			relfilenode;
+
+	if (!slim_full_files_apply(rel, natts))
+		return false;
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, true,
+								 &pkey);
+	if (files == NULL)
+		return false;
+	slim_rel_file(rel, spcoid, dboid, relfilenode);
+	(void) dboid;
+	slim_full_files_store(files, pkey, RelationGetRelid(rel), spcoid,
+						  relfilenode, natts);
+	relation_close(files, NoLock);
+	return true;
+}
+
+/*
+ * rel's file was copied to another tablespace (SET TABLESPACE): the copy
+ * holds the same rows, so a record of the old file moves to the new one.
+ */
+void
+slim_full_files_copied(Relation rel, Oid spcoid, Oid relfilenode)
+{
+	SlimFullFile old;
+	Relation	files;
+	Oid			pkey;
+
+	slim_full_files_lookup(rel, &old);
+	if (!slim_full_file_names(&old, rel))
+		return;
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, false,
+								 &pkey);
+	if (files == NULL)
+		return;
+	slim_full_files_store(files, pkey, RelationGetRelid(rel), spcoid,
+						  relfilenode, old.natts);
+	relation_close(files, NoLock);
+}
+
+/*
+ * relid changes its access method in place between heap and slimheap
+ * (slim_am, slimheap.release() and adopt()): as heap it may store short rows
+ * into the same file (the INSERT ... SELECT quirk, docs/narrow-slot.md), so
+ * its record goes.  The switch holds the table's lock, and waits for this
+ * one's if it must.
+ */
+void
+slim_full_files_forget(Oid relid, Oid slim_am)
+{
+	Relation	files;
+	Oid			pkey;
+	HeapTuple	tuple;
+
+	files = slim_full_files_open(slim_am, RowExclusiveLock, true, &pkey);
+	if (files == NULL)
+		return;
+	tuple = slim_full_files_fetch(files, pkey, relid);
+	if (tuple != NULL)
+	{
+		CatalogTupleDelete(files, &tuple->t_self);
+		heap_freetuple(tuple);
+	}
+	relation_close(files, NoLock);
+}
+
+/*
+ * relation_set_new_filelocator: heap's, then the record of the new file
+ * (freezeXid and minmulti are heap's to set)
+ */
+void
+slim_relation_set_new_file(Relation rel, const SlimFileLocator *newloc,
+						   char persistence, TransactionId *freezeXid,
+						   MultiXactId *minmulti)
+{
+	slim_heap_routine->slim_routine_set_new_file(rel, newloc, persistence,
+												 freezeXid, minmulti);
+	slim_full_files_created(rel, slim_locator_spc(newloc),
+							slim_locator_num(newloc));
+}
+
+/* relation_copy_data (SET TABLESPACE): heap's, then the record moves */
+void
+slim_relation_copy_data(Relation rel, const SlimFileLocator *newloc)
+{
+	slim_heap_routine->relation_copy_data(rel, newloc);
+	slim_full_files_copied(rel, slim_locator_spc(newloc),
+						   slim_locator_num(newloc));
+}
+
+/*
+ * Does rel's file hold no short row, by its record?  The record is looked
+ * up once per relcache entry, at its first scan, and kept in the cached
+ * facts, whose every invalidation looks it up again; each scan compares it
+ * with the file and natts rel has now.
+ */
+bool
+slim_full_files_hold(Relation rel)
+{
+	const SlimRelInfo *info = slim_get_relinfo(rel);
+	SlimFullFile found;
+
+	if (!info->narrow)
+		return false;
+	if (unlikely(!info->full_file.looked))
+	{
+		slim_full_files_lookup(rel, &found);
+		/* the lookup's locks may have had the facts formed again */
+		info = slim_get_relinfo(rel);
+		/* the cached facts are the relcache's, in its memory, not const */
+		((SlimRelInfo *) info)->full_file = found;
+	}
+	return slim_full_file_names(&info->full_file, rel);
+}
