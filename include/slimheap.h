@@ -214,7 +214,6 @@ extern bool slim_tail_may_end_with_nulls(void);
 extern void slim_full_files_init(void);
 extern bool slim_full_files_enabled(void);
 extern bool slim_full_files_record(Relation rel);
-extern void slim_full_files_lookup(Relation rel, SlimFullFile *out);
 extern void slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode);
 extern void slim_full_files_copied(Relation rel, Oid spcoid, Oid relfilenode);
 extern void slim_full_files_forget(Oid relid, Oid slim_am);

@@ -173,6 +173,13 @@ RESET ROLE;
 DROP ROLE regress_ff_other;
 DROP TABLE ff_old, ff_heap_kept, ff_temp2;
 
+-- DROP takes the record away
+CREATE TABLE ff_drop (a int) USING slimheap;
+SELECT 'ff_drop'::regclass::oid AS ff_drop_oid \gset
+SELECT count(*) AS records FROM slimheap.full_row_files WHERE relid = :ff_drop_oid;
+DROP TABLE ff_drop;
+SELECT count(*) AS records FROM slimheap.full_row_files WHERE relid = :ff_drop_oid;
+
 -- neither published nor readable by PUBLIC
 SET client_min_messages = error;
 CREATE PUBLICATION ff_pub FOR ALL TABLES;
@@ -186,3 +193,6 @@ DROP VIEW ff_copied;
 DROP MATERIALIZED VIEW ff_mv;
 DROP TABLE ff_n, ff_ctas, ff_heap, ff_wide, ff_parted, ff_s, ff_fd;
 DROP FUNCTION full_record(regclass), row_natts(regclass);
+-- no record outlives its table (rewrites' transient tables included)
+SELECT count(*) AS orphans FROM slimheap.full_row_files f
+WHERE NOT EXISTS (SELECT FROM pg_class c WHERE c.oid = f.relid);

@@ -122,7 +122,9 @@ slim_scan_begin(Relation rel, Snapshot snapshot, int nkeys,
 				struct ScanKeyData *key, ParallelTableScanDesc pscan,
 				uint32 flags)
 {
-	bool		full_rows = slim_full_files_hold(rel);
+	/* only MVCC scans ask: slimheap's own scans read rows as stored */
+	bool		full_rows = snapshot != NULL && IsMVCCSnapshot(snapshot) &&
+		slim_full_files_hold(rel);
 	TableScanDesc scan;
 
 	scan = slim_heap_routine->scan_begin(rel, snapshot, nkeys, key, pscan,

@@ -31,6 +31,7 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
+#include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
@@ -65,10 +66,17 @@ static const Oid slim_full_files_types[SLIM_FULL_FILES_NATTS] = {
 /* set by _PG_init(): loaded by shared_preload_libraries */
 static bool slim_full_files_preloaded = false;
 
+static object_access_hook_type slim_full_files_prev_access = NULL;
+
+static void slim_full_files_dropped(ObjectAccessType access, Oid classId,
+									Oid objectId, int subId, void *arg);
+
 void
 slim_full_files_init(void)
 {
 	slim_full_files_preloaded = process_shared_preload_libraries_in_progress;
+	slim_full_files_prev_access = object_access_hook;
+	object_access_hook = slim_full_files_dropped;
 }
 
 bool
@@ -144,11 +152,13 @@ slim_full_files_relid(Oid amoid)
 /*
  * slimheap.full_row_files of access method amoid opened in lockmode, with
  * the OID of its primary key, if it is there with the columns above; else
- * NULL.  Unless wait, only if its lock is free: a relation's scan or new
- * file never waits for it (no record costs a check, not a row).
+ * NULL.  Without busy, waits for its lock: writers must not leave a record
+ * behind (a dropped table's, whose OID and file number a new table may
+ * get).  With busy, only if the lock is free (*busy says it was not): a
+ * scan never waits for it, as no record costs a check, not a row.
  */
 static Relation
-slim_full_files_open(Oid amoid, LOCKMODE lockmode, bool wait, Oid *pkey)
+slim_full_files_open(Oid amoid, LOCKMODE lockmode, bool *busy, Oid *pkey)
 {
 	Oid			relid = slim_full_files_relid(amoid);
 	Relation	files;
@@ -157,10 +167,13 @@ slim_full_files_open(Oid amoid, LOCKMODE lockmode, bool wait, Oid *pkey)
 
 	if (!OidIsValid(relid))
 		return NULL;
-	if (wait)
+	if (busy == NULL)
 		LockRelationOid(relid, lockmode);
 	else if (!ConditionalLockRelationOid(relid, lockmode))
+	{
+		*busy = true;
 		return NULL;
+	}
 	files = try_relation_open(relid, NoLock);
 	if (files == NULL)
 	{
@@ -205,46 +218,64 @@ slim_full_files_fetch(Relation files, Oid pkey, Oid relid)
 	return tuple;
 }
 
+/* the file a row of files names, into *out (none if a value is NULL) */
+static void
+slim_full_files_values(Relation files, HeapTuple tuple, SlimFullFile *out)
+{
+	Datum		values[SLIM_FULL_FILES_NATTS];
+	bool		nulls[SLIM_FULL_FILES_NATTS];
+
+	heap_deform_tuple(tuple, RelationGetDescr(files), values, nulls);
+	if (nulls[Anum_full_spcoid - 1] || nulls[Anum_full_relfilenode - 1] ||
+		nulls[Anum_full_natts - 1])
+		return;
+	out->spcoid = DatumGetObjectId(values[Anum_full_spcoid - 1]);
+	out->relfilenode = DatumGetObjectId(values[Anum_full_relfilenode - 1]);
+	out->natts = DatumGetInt16(values[Anum_full_natts - 1]);
+}
+
 /*
  * Look rel's record up: *out names the file it records, or no file
  * (relfilenode InvalidOid).  Run at a scan's start, never while a row is
- * written: it locks and reads a table.
+ * written: it locks and reads a table.  False when it could not tell (the
+ * table or its key was locked, or a historic snapshot is active), so that
+ * a later scan asks again.
  */
-void
+static bool
 slim_full_files_lookup(Relation rel, SlimFullFile *out)
 {
 	Relation	files;
 	Oid			pkey;
 	HeapTuple	tuple;
+	bool		busy = false;
 
 	out->looked = true;
 	out->spcoid = InvalidOid;
 	out->relfilenode = InvalidOid;
 	out->natts = 0;
+	if (HistoricSnapshotActive())
+		return false;
 	if (!slim_full_files_apply(rel, RelationGetDescr(rel)->natts))
-		return;
-	files = slim_full_files_open(rel->rd_rel->relam, AccessShareLock, false,
+		return true;
+	files = slim_full_files_open(rel->rd_rel->relam, AccessShareLock, &busy,
 								 &pkey);
 	if (files == NULL)
-		return;
+		return !busy;
+	/* systable_beginscan() locks the key without a try: take it first */
+	if (!ConditionalLockRelationOid(pkey, AccessShareLock))
+	{
+		relation_close(files, AccessShareLock);
+		return false;
+	}
 	tuple = slim_full_files_fetch(files, pkey, RelationGetRelid(rel));
 	if (tuple != NULL)
 	{
-		Datum		values[SLIM_FULL_FILES_NATTS];
-		bool		nulls[SLIM_FULL_FILES_NATTS];
-
-		heap_deform_tuple(tuple, RelationGetDescr(files), values, nulls);
-		if (!nulls[Anum_full_spcoid - 1] &&
-			!nulls[Anum_full_relfilenode - 1] && !nulls[Anum_full_natts - 1])
-		{
-			out->spcoid = DatumGetObjectId(values[Anum_full_spcoid - 1]);
-			out->relfilenode =
-				DatumGetObjectId(values[Anum_full_relfilenode - 1]);
-			out->natts = DatumGetInt16(values[Anum_full_natts - 1]);
-		}
+		slim_full_files_values(files, tuple, out);
 		heap_freetuple(tuple);
 	}
+	UnlockRelationOid(pkey, AccessShareLock);
 	relation_close(files, AccessShareLock);
+	return true;
 }
 
 /* relid's row: the values given, written over the old one or new */
@@ -274,11 +305,12 @@ slim_full_files_store(Relation files, Oid pkey, Oid relid, Oid spcoid,
 
 /*
  * The relation whose file rel's new file becomes: a rewrite's transient
- * table (make_new_heap() names it pg_temp_<oid>, and swaps its file into
- * that table, natts and all) when this transaction holds that table in
- * ACCESS EXCLUSIVE mode, as every rewrite does; else rel itself.  relrewrite
- * is not set yet when heap_create() makes the file.  A table of that name
- * made by hand costs at most the record of a table its owner has locked.
+ * table, which make_new_heap() names pg_temp_<oid> and makes in that
+ * table's schema, for its owner, with its descriptor, and whose file it
+ * then swaps into that table, when this transaction holds that table in
+ * ACCESS EXCLUSIVE mode, as every rewrite does; else rel itself.
+ * relrewrite is not set yet when heap_create() makes the file.  A table of
+ * that name made by hand can so cost only its own owner a record.
  */
 static Oid
 slim_full_files_owner(Relation rel)
@@ -286,6 +318,8 @@ slim_full_files_owner(Relation rel)
 	const char *relname = RelationGetRelationName(rel);
 	char	   *end;
 	unsigned long source;
+	HeapTuple	tuple;
+	bool		same;
 
 	if (strncmp(relname, "pg_temp_", 8) != 0)
 		return RelationGetRelid(rel);
@@ -293,7 +327,16 @@ slim_full_files_owner(Relation rel)
 	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX ||
 		!CheckRelationOidLockedByMe((Oid) source, AccessExclusiveLock, false))
 		return RelationGetRelid(rel);
-	return (Oid) source;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) source));
+	if (!HeapTupleIsValid(tuple))
+		return RelationGetRelid(rel);
+	same = ((Form_pg_class) GETSTRUCT(tuple))->relnamespace ==
+		RelationGetNamespace(rel) &&
+		((Form_pg_class) GETSTRUCT(tuple))->relowner == rel->rd_rel->relowner &&
+		((Form_pg_class) GETSTRUCT(tuple))->relnatts ==
+		RelationGetDescr(rel)->natts;
+	ReleaseSysCache(tuple);
+	return same ? (Oid) source : RelationGetRelid(rel);
 }
 
 /*
@@ -309,7 +352,8 @@ slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode)
 
 	if (!slim_full_files_apply(rel, RelationGetDescr(rel)->natts))
 		return;
-	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, false,
+	/* waits: a record of a dropped table with this OID must not stay */
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, NULL,
 								 &pkey);
 	if (files == NULL)
 		return;
@@ -334,7 +378,7 @@ slim_full_files_record(Relation rel)
 
 	if (!slim_full_files_apply(rel, natts))
 		return false;
-	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, true,
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, NULL,
 								 &pkey);
 	if (files == NULL)
 		return false;
@@ -353,28 +397,36 @@ slim_full_files_record(Relation rel)
 void
 slim_full_files_copied(Relation rel, Oid spcoid, Oid relfilenode)
 {
-	SlimFullFile old;
 	Relation	files;
 	Oid			pkey;
+	HeapTuple	tuple;
+	SlimFullFile old = {0};
 
-	slim_full_files_lookup(rel, &old);
-	if (!slim_full_file_names(&old, rel))
-		return;
-	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, false,
+	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, NULL,
 								 &pkey);
 	if (files == NULL)
 		return;
-	slim_full_files_store(files, pkey, RelationGetRelid(rel), spcoid,
-						  relfilenode, old.natts);
+	tuple = slim_full_files_fetch(files, pkey, RelationGetRelid(rel));
+	if (tuple != NULL)
+	{
+		slim_full_files_values(files, tuple, &old);
+		if (slim_full_files_apply(rel, RelationGetDescr(rel)->natts) &&
+			slim_full_file_names(&old, rel))
+			slim_full_files_store(files, pkey, RelationGetRelid(rel), spcoid,
+								  relfilenode, old.natts);
+		else
+			CatalogTupleDelete(files, &tuple->t_self);
+		heap_freetuple(tuple);
+	}
 	relation_close(files, NoLock);
 }
 
 /*
- * relid changes its access method in place between heap and slimheap
- * (slim_am, slimheap.release() and adopt()): as heap it may store short rows
- * into the same file (the INSERT ... SELECT quirk, docs/narrow-slot.md), so
- * its record goes.  The switch holds the table's lock, and waits for this
- * one's if it must.
+ * relid's record goes, if slim_am (slimheap) keeps one: relid changes its
+ * access method in place between heap and slimheap (slimheap.release() and
+ * adopt(): as heap it may store short rows into the same file, the INSERT
+ * ... SELECT quirk of docs/narrow-slot.md), or is dropped.  Waits for the
+ * record table's lock if it must.
  */
 void
 slim_full_files_forget(Oid relid, Oid slim_am)
@@ -383,7 +435,7 @@ slim_full_files_forget(Oid relid, Oid slim_am)
 	Oid			pkey;
 	HeapTuple	tuple;
 
-	files = slim_full_files_open(slim_am, RowExclusiveLock, true, &pkey);
+	files = slim_full_files_open(slim_am, RowExclusiveLock, NULL, &pkey);
 	if (files == NULL)
 		return;
 	tuple = slim_full_files_fetch(files, pkey, relid);
@@ -435,11 +487,46 @@ slim_full_files_hold(Relation rel)
 		return false;
 	if (unlikely(!info->full_file.looked))
 	{
-		slim_full_files_lookup(rel, &found);
+		bool		answered = slim_full_files_lookup(rel, &found);
+
 		/* the lookup's locks may have had the facts formed again */
 		info = slim_get_relinfo(rel);
 		/* the cached facts are the relcache's, in its memory, not const */
-		((SlimRelInfo *) info)->full_file = found;
+		if (answered)
+			((SlimRelInfo *) info)->full_file = found;
+		else
+			return false;
 	}
 	return slim_full_file_names(&info->full_file, rel);
+}
+
+/*
+ * A table or materialized view is dropped: its record goes, so that the
+ * table stays as small as the database's narrow tables, whatever OID and
+ * file number a later table gets.
+ */
+static void
+slim_full_files_dropped(ObjectAccessType access, Oid classId, Oid objectId,
+						int subId, void *arg)
+{
+	HeapTuple	tuple;
+	Form_pg_class form;
+	Oid			amoid = InvalidOid;
+
+	if (slim_full_files_prev_access)
+		slim_full_files_prev_access(access, classId, objectId, subId, arg);
+	if (access != OAT_DROP || classId != RelationRelationId || subId != 0)
+		return;
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(objectId));
+	if (!HeapTupleIsValid(tuple))
+		return;
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	if ((form->relkind == RELKIND_RELATION ||
+		 form->relkind == RELKIND_MATVIEW) &&
+		form->relpersistence != RELPERSISTENCE_TEMP &&
+		form->relam != HEAP_TABLE_AM_OID)
+		amoid = form->relam;
+	ReleaseSysCache(tuple);
+	if (OidIsValid(amoid))
+		slim_full_files_forget(objectId, amoid);
 }
