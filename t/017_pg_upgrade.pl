@@ -161,6 +161,13 @@ SELECT md5(string_agg(format('%s/%s:%s:%s:%s', blk, lp, form, natts,
 		"SELECT (slimheap.stats('t_adopt')).tail_rows > 100");
 	$snap{'released'} = $node->safe_psql('postgres',
 		"SELECT a.amname || ' ' || coalesce(array_to_string(c.reloptions, ','), '') FROM pg_class c JOIN pg_am a ON a.oid = c.relam WHERE c.oid = 't_rel'::regclass");
+	# pg_upgrade keeps relids, file numbers and tablespaces: the record of
+	# full files (unlogged, carried as it is) names the same files after
+	$snap{'records of full files'} = $node->safe_psql('postgres', q{
+SELECT string_agg(f.relid::regclass || ':' ||
+                  (f.relfilenode = pg_relation_filenode(f.relid) AND
+                   f.natts = c.relnatts), ',' ORDER BY f.relid::regclass::text)
+  FROM slimheap.full_row_files f JOIN pg_class c ON c.oid = f.relid});
 	$snap{'fast default'} = $node->safe_psql('postgres',
 		'SELECT count(*) FROM t_trunc WHERE d = 42');
 	$snap{'stored NULLs of fast defaults'} = $node->safe_psql('postgres',
@@ -286,6 +293,8 @@ sub upgrade
 	is($before{'released'}, 'heap ', "$label: the released table is heap");
 	ok($before{'tail rows'} > 100, "$label: the compress tables have tails ($before{'tail rows'} rows)");
 	is($before{'fast default'}, '300', "$label: 300 rows stored before the default read it");
+	like($before{'records of full files'}, qr/^(.*,)?t_full:true(,|$)/,
+		"$label: the narrow t_full's file is recorded ($before{'records of full files'})");
 	like($before{'stored NULLs of fast defaults'}, qr/^150 300 [1-9]\d\d+$/,
 		"$label: rows after the defaults store their NULLs, with tails ($before{'stored NULLs of fast defaults'})");
 	check_tables($old, "$label, before");
