@@ -43,7 +43,7 @@ AS 'MODULE_PATHNAME', 'slimheap_record_full_rows'
 LANGUAGE C STRICT
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.record_full_rows(pg_catalog.regclass) IS
-	'reads every row of a narrow slimheap table under SHARE lock and, when none lacks an attribute, records its file so that its scans skip the check of each row';
+	'reads every row of a narrow slimheap table under SHARE ROW EXCLUSIVE lock and, when none lacks an attribute, records its file so that its scans skip the check of each row';
 
 CREATE FUNCTION @extschema@.start_tail_form() RETURNS pg_catalog.void
 AS 'MODULE_PATHNAME', 'slimheap_start_tail_form'

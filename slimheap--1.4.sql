@@ -350,7 +350,7 @@ AS 'MODULE_PATHNAME', 'slimheap_record_full_rows'
 LANGUAGE C STRICT
 SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION @extschema@.record_full_rows(pg_catalog.regclass) IS
-	'reads every row of a narrow slimheap table under SHARE lock and, when none lacks an attribute, records its file so that its scans skip the check of each row';
+	'reads every row of a narrow slimheap table under SHARE ROW EXCLUSIVE lock and, when none lacks an attribute, records its file so that its scans skip the check of each row';
 
 -- 1.4: a compressed tail may end with stored NULLs (docs/fast-defaults.md).
 -- Before any such row, mark the WAL, so that a standby or a recovery with

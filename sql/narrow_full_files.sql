@@ -156,10 +156,12 @@ INSERT INTO ff_old VALUES (3, 3, 3);
 SELECT slimheap.record_full_rows('ff_old') AS recorded_with_dead_rows;
 VACUUM ff_old;
 SELECT slimheap.record_full_rows('ff_old') AS recorded, full_record('ff_old');
--- the lost record of a file of full rows comes back
+-- the lost record of a file of full rows comes back (twice in a statement)
 DELETE FROM slimheap.full_row_files WHERE relid = 'ff_ctas'::regclass;
 SELECT full_record('ff_ctas') AS before,
        slimheap.record_full_rows('ff_ctas') AS recorded, full_record('ff_ctas');
+SELECT slimheap.record_full_rows(c) AS again
+FROM (VALUES ('ff_ctas'::regclass), ('ff_ctas'::regclass)) v(c);
 -- not for wide, heap, temporary tables, or another owner's
 SELECT slimheap.record_full_rows('ff_wide') AS wide;
 CREATE TABLE ff_heap_kept (a int) USING heap;

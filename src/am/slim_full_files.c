@@ -209,8 +209,15 @@ slim_full_files_fetch(Relation files, Oid pkey, Oid relid)
 
 	ScanKeyInit(&key, Anum_full_relid, BTEqualStrategyNumber, F_OIDEQ,
 				ObjectIdGetDatum(relid));
-	/* a fresh catalog snapshot: it is not a catalog (GetCatalogSnapshot()) */
-	scan = systable_beginscan(files, pkey, true, NULL, 1, &key);
+	/*
+	 * What is committed now, and this transaction's own rows: not an MVCC
+	 * snapshot, which under SERIALIZABLE would take predicate locks, so
+	 * that two transactions that each scan one narrow table and create
+	 * another would fail to serialize, where heap's commit.  The caller
+	 * holds the relation's lock, so no other transaction is changing its
+	 * row.
+	 */
+	scan = systable_beginscan(files, pkey, true, SnapshotSelf, 1, &key);
 	tuple = systable_getnext(scan);
 	if (HeapTupleIsValid(tuple))
 		tuple = heap_copytuple(tuple);
@@ -323,8 +330,12 @@ slim_full_files_owner(Relation rel)
 
 	if (strncmp(relname, "pg_temp_", 8) != 0)
 		return RelationGetRelid(rel);
+	/* digits only, as "%u" writes them */
+	if (relname[8] < '1' || relname[8] > '9' ||
+		strspn(relname + 8, "0123456789") != strlen(relname + 8))
+		return RelationGetRelid(rel);
 	source = strtoul(relname + 8, &end, 10);
-	if (*end != '\0' || source == InvalidOid || source > PG_UINT32_MAX ||
+	if (source > PG_UINT32_MAX ||
 		!CheckRelationOidLockedByMe((Oid) source, AccessExclusiveLock, false))
 		return RelationGetRelid(rel);
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) source));
@@ -364,7 +375,8 @@ slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode)
 
 /*
  * Record rel's file as it is now: slimheap.record_full_rows() has read
- * every row of it under SHARE lock.  False if no record can be kept.
+ * every row of it under SHARE ROW EXCLUSIVE lock.  False if no record can
+ * be kept.
  */
 bool
 slim_full_files_record(Relation rel)

@@ -5,9 +5,9 @@
  *	  and, if none is short, record the file (slim_full_files.c).
  *
  * Files made before the record existed (tables of an older catalog or
- * library, a pg_upgrade, a crash that emptied the unlogged record) hold
- * rows of any form.  Under SHARE lock no row is written while the pages are
- * read, so a file in which no stored row, live or dead, lacks an attribute
+ * library, a crash that emptied the unlogged record) hold rows of any
+ * form.  Under SHARE ROW EXCLUSIVE lock no row is written while the pages
+ * are read, so a file in which no stored row, live or dead, lacks an attribute
  * holds none when the record commits, and every later row is this
  * library's (the record counts only where it is preloaded).
  *
@@ -118,7 +118,8 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 	int64		short_rows;
 	bool		recorded;
 
-	rel = try_relation_open(relid, ShareLock);
+	/* SHARE ROW EXCLUSIVE: no writer, and no other call on rel meanwhile */
+	rel = try_relation_open(relid, ShareRowExclusiveLock);
 	if (rel == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
@@ -137,7 +138,7 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 						RelationGetDescr(rel)->natts),
 				 errdetail("Only tables of at most %d attributes use heap's slot, whose rows are checked.",
 						   SLIM_NARROW_NATTS)));
-		relation_close(rel, ShareLock);
+		relation_close(rel, ShareRowExclusiveLock);
 		PG_RETURN_BOOL(false);
 	}
 
@@ -156,7 +157,11 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 						RelationGetDescr(rel)->natts),
 				 errhint("VACUUM FULL stores every row with all its attributes, and records the new file.")));
 	if (recorded)
+	{
 		CacheInvalidateRelcache(rel);
+		/* a second call in this statement updates the row, not a new one */
+		CommandCounterIncrement();
+	}
 	relation_close(rel, NoLock);
 	PG_RETURN_BOOL(recorded);
 }
