@@ -135,6 +135,14 @@ extern void slim_run_core_pending(const SlimUtilityCall *call,
 extern SlimPending *slim_pending_swap(SlimPending *pending);
 extern void slim_options_pending_init(ProcessUtility_hook_type hook);
 
+/*
+ * Called by the object-access hook for each table or materialized view
+ * dropped (the access method layer's record of full files): one hook, as
+ * it runs for every name a statement looks up.
+ */
+typedef void (*slim_relation_dropped_fn) (Oid relid);
+extern void slim_options_on_drop(slim_relation_dropped_fn fn);
+
 /* slim_options_ddl.c: the DDL hook */
 extern void slim_options_init(const TableAmRoutine *routine);
 

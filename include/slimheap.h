@@ -32,17 +32,16 @@
 #include "slim_options.h"
 
 /*
- * A record of slimheap.full_row_files: the file (spcoid, relfilenode) that
- * holds no row of fewer than natts attributes, or none (relfilenode
- * InvalidOid).  looked: the table was read.
+ * Does a narrow table's file hold no short row, by its record in
+ * slimheap.full_row_files (slim_full_files.c)?  Unknown until its first
+ * scan looks it up.
  */
-typedef struct SlimFullFile
+typedef enum SlimFullRows
 {
-	bool		looked;
-	int16		natts;
-	Oid			spcoid;
-	Oid			relfilenode;
-} SlimFullFile;
+	SLIM_FULL_ROWS_NO = 0,
+	SLIM_FULL_ROWS_YES,
+	SLIM_FULL_ROWS_UNKNOWN
+} SlimFullRows;
 
 /*
  * What the write paths need to know of a relation, cached in rd_amcache
@@ -104,11 +103,12 @@ typedef struct SlimRelInfo
 	bool		narrow;
 
 	/*
-	 * A narrow table's record in slimheap.full_row_files, looked up at its
-	 * first scan (slim_full_files.c), not before: a write must not read a
-	 * table.
+	 * What a narrow table's record says of its file as the relcache has it
+	 * now (file and natts change only with an invalidation, which frees
+	 * these facts), looked up at its first scan (slim_full_files.c), not
+	 * before: a write must not read a table.
 	 */
-	SlimFullFile full_file;
+	SlimFullRows full_rows;
 } SlimRelInfo;
 
 /*
@@ -217,22 +217,7 @@ extern bool slim_full_files_record(Relation rel);
 extern void slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode);
 extern void slim_full_files_copied(Relation rel, Oid spcoid, Oid relfilenode);
 extern void slim_full_files_forget(Oid relid, Oid slim_am);
-extern bool slim_full_files_hold(Relation rel);
-
-/* does record name rel's file as it is now, natts and all? */
-static inline bool
-slim_full_file_names(const SlimFullFile *record, Relation rel)
-{
-	Oid			spcoid;
-	Oid			dboid;
-	Oid			relfilenode;
-
-	slim_rel_file(rel, spcoid, dboid, relfilenode);
-	(void) dboid;
-	return OidIsValid(record->relfilenode) &&
-		record->relfilenode == relfilenode && record->spcoid == spcoid &&
-		record->natts == RelationGetDescr(rel)->natts;
-}
+extern bool slim_full_files_look_up(Relation rel);
 
 /* slim_relinfo.c */
 extern Oid	slim_rewrite_source_oid(Relation rel);
@@ -257,6 +242,17 @@ slim_get_relinfo(Relation rel)
 	if (likely(rel->rd_amcache != NULL))
 		return (const SlimRelInfo *) rel->rd_amcache;
 	return slim_build_relinfo(rel);
+}
+
+/* does rel's file hold no short row, by its record (slim_full_files.c)? */
+static inline bool
+slim_full_files_hold(Relation rel)
+{
+	SlimFullRows full_rows = slim_get_relinfo(rel)->full_rows;
+
+	if (likely(full_rows != SLIM_FULL_ROWS_UNKNOWN))
+		return full_rows == SLIM_FULL_ROWS_YES;
+	return slim_full_files_look_up(rel);
 }
 
 /* slim_routine.c: heap's routine, and the routine slimheap_am.c made */

@@ -31,7 +31,6 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
-#include "catalog/objectaccess.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
@@ -63,20 +62,27 @@ static const Oid slim_full_files_types[SLIM_FULL_FILES_NATTS] = {
 	OIDOID, OIDOID, OIDOID, INT2OID
 };
 
+/*
+ * A record: the file (spcoid, relfilenode) that holds no row of fewer than
+ * natts attributes, or none (relfilenode InvalidOid)
+ */
+typedef struct SlimFullFile
+{
+	int16		natts;
+	Oid			spcoid;
+	Oid			relfilenode;
+} SlimFullFile;
+
 /* set by _PG_init(): loaded by shared_preload_libraries */
 static bool slim_full_files_preloaded = false;
 
-static object_access_hook_type slim_full_files_prev_access = NULL;
-
-static void slim_full_files_dropped(ObjectAccessType access, Oid classId,
-									Oid objectId, int subId, void *arg);
+static void slim_full_files_dropped(Oid relid);
 
 void
 slim_full_files_init(void)
 {
 	slim_full_files_preloaded = process_shared_preload_libraries_in_progress;
-	slim_full_files_prev_access = object_access_hook;
-	object_access_hook = slim_full_files_dropped;
+	slim_options_on_drop(slim_full_files_dropped);
 }
 
 bool
@@ -241,6 +247,21 @@ slim_full_files_values(Relation files, HeapTuple tuple, SlimFullFile *out)
 	out->natts = DatumGetInt16(values[Anum_full_natts - 1]);
 }
 
+/* does record name rel's file as it is now, natts and all? */
+static bool
+slim_full_file_names(const SlimFullFile *record, Relation rel)
+{
+	Oid			spcoid;
+	Oid			dboid;
+	Oid			relfilenode;
+
+	slim_rel_file(rel, spcoid, dboid, relfilenode);
+	(void) dboid;
+	return OidIsValid(record->relfilenode) &&
+		record->relfilenode == relfilenode && record->spcoid == spcoid &&
+		record->natts == RelationGetDescr(rel)->natts;
+}
+
 /*
  * Look rel's record up: *out names the file it records, or no file
  * (relfilenode InvalidOid).  Run at a scan's start, never while a row is
@@ -256,7 +277,6 @@ slim_full_files_lookup(Relation rel, SlimFullFile *out)
 	HeapTuple	tuple;
 	bool		busy = false;
 
-	out->looked = true;
 	out->spcoid = InvalidOid;
 	out->relfilenode = InvalidOid;
 	out->natts = 0;
@@ -484,32 +504,26 @@ slim_relation_copy_data(Relation rel, const SlimFileLocator *newloc)
 }
 
 /*
- * Does rel's file hold no short row, by its record?  The record is looked
- * up once per relcache entry, at its first scan, and kept in the cached
- * facts, whose every invalidation looks it up again; each scan compares it
- * with the file and natts rel has now.
+ * slim_full_files_hold() at a narrow table's first scan: does its record
+ * name its file and natts as they are now?  The answer is kept in the
+ * cached facts, which every change of either frees (with the relcache
+ * entry's invalidation), so the next scans read it there.
  */
 bool
-slim_full_files_hold(Relation rel)
+slim_full_files_look_up(Relation rel)
 {
-	const SlimRelInfo *info = slim_get_relinfo(rel);
 	SlimFullFile found;
+	bool		holds;
+	SlimRelInfo *info;
 
-	if (!info->narrow)
+	if (!slim_full_files_lookup(rel, &found))
 		return false;
-	if (unlikely(!info->full_file.looked))
-	{
-		bool		answered = slim_full_files_lookup(rel, &found);
-
-		/* the lookup's locks may have had the facts formed again */
-		info = slim_get_relinfo(rel);
-		/* the cached facts are the relcache's, in its memory, not const */
-		if (answered)
-			((SlimRelInfo *) info)->full_file = found;
-		else
-			return false;
-	}
-	return slim_full_file_names(&info->full_file, rel);
+	/* the lookup's locks may have had rel, and its facts, built again */
+	holds = slim_full_file_names(&found, rel);
+	/* the cached facts are the relcache's, in its memory, not const */
+	info = (SlimRelInfo *) slim_get_relinfo(rel);
+	info->full_rows = holds ? SLIM_FULL_ROWS_YES : SLIM_FULL_ROWS_NO;
+	return holds;
 }
 
 /*
@@ -518,27 +532,29 @@ slim_full_files_hold(Relation rel)
  * file number a later table gets.
  */
 static void
-slim_full_files_dropped(ObjectAccessType access, Oid classId, Oid objectId,
-						int subId, void *arg)
+slim_full_files_dropped(Oid relid)
 {
 	HeapTuple	tuple;
 	Form_pg_class form;
 	Oid			amoid = InvalidOid;
 
-	if (slim_full_files_prev_access)
-		slim_full_files_prev_access(access, classId, objectId, subId, arg);
-	if (access != OAT_DROP || classId != RelationRelationId || subId != 0)
-		return;
-	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(objectId));
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
 		return;
 	form = (Form_pg_class) GETSTRUCT(tuple);
+	/*
+	 * Not a rewrite's transient table, which wrote its record for the table
+	 * it rewrote (or, not holding that table's lock, as 19's REPACK
+	 * CONCURRENTLY does not, kept one under its own OID, which no table's
+	 * file matches once the transient is gone): dropped with every
+	 * VACUUM FULL, it would cost the lookup of this table each time.
+	 */
 	if ((form->relkind == RELKIND_RELATION ||
 		 form->relkind == RELKIND_MATVIEW) &&
 		form->relpersistence != RELPERSISTENCE_TEMP &&
-		form->relam != HEAP_TABLE_AM_OID)
+		form->relam != HEAP_TABLE_AM_OID && !OidIsValid(form->relrewrite))
 		amoid = form->relam;
 	ReleaseSysCache(tuple);
 	if (OidIsValid(amoid))
-		slim_full_files_forget(objectId, amoid);
+		slim_full_files_forget(relid, amoid);
 }

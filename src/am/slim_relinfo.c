@@ -374,7 +374,7 @@ slim_compute_relinfo(Relation rel, SlimRelInfo *out)
 
 	slim_read_options(RelationGetRelid(rel), &local.options);
 	local.narrow = RelationGetDescr(rel)->natts <= SLIM_NARROW_NATTS;
-	memset(&local.full_file, 0, sizeof(local.full_file));
+	local.full_rows = local.narrow ? SLIM_FULL_ROWS_UNKNOWN : SLIM_FULL_ROWS_NO;
 	if (local.narrow)
 		local.options.null_bitmap = SLIM_NULL_BITMAP_FULL;
 	local.missing_floor = slim_missing_floor(RelationGetDescr(rel));

@@ -35,6 +35,7 @@
 
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
+static slim_relation_dropped_fn slim_relation_dropped = NULL;
 
 /* set only while core runs a statement of ours */
 static SlimPending *slim_pending = NULL;
@@ -227,7 +228,15 @@ slim_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
 
-	if (access != OAT_POST_CREATE || classId != RelationRelationId)
+	if (classId != RelationRelationId)
+		return;
+	if (access == OAT_DROP)
+	{
+		if (subId == 0 && slim_relation_dropped != NULL)
+			slim_relation_dropped(objectId);
+		return;
+	}
+	if (access != OAT_POST_CREATE)
 		return;
 	if (subId == 0 && slim_pending != NULL)
 		slim_relation_created(objectId);
@@ -248,6 +257,12 @@ slim_pending_swap(SlimPending *pending)
 
 	slim_pending = pending;
 	return outer;
+}
+
+void
+slim_options_on_drop(slim_relation_dropped_fn fn)
+{
+	slim_relation_dropped = fn;
 }
 
 /* install hook as the ProcessUtility hook, and the object access hook */
