@@ -168,12 +168,27 @@ CREATE TABLE ff_heap_kept (a int) USING heap;
 SELECT slimheap.record_full_rows('ff_heap_kept');
 CREATE TEMP TABLE ff_temp2 (a int) USING slimheap;
 SELECT slimheap.record_full_rows('ff_temp2');
+-- nor in a read-only transaction, nor from a statement that reads the table
+BEGIN TRANSACTION READ ONLY;
+SELECT slimheap.record_full_rows('ff_old');
+ROLLBACK;
+SELECT slimheap.record_full_rows('ff_old') FROM ff_old;
 CREATE ROLE regress_ff_other;
 SET ROLE regress_ff_other;
 SELECT slimheap.record_full_rows('ff_old');
 RESET ROLE;
 DROP ROLE regress_ff_other;
 DROP TABLE ff_old, ff_heap_kept, ff_temp2;
+
+-- a record table with another index is not trusted (its writes form index
+-- entries without an executor): no record is written, none is read
+CREATE INDEX ff_expr ON slimheap.full_row_files ((relid::text));
+CREATE TABLE ff_idx (a int) USING slimheap;
+SELECT full_record('ff_idx') AS with_another_index;
+DROP INDEX slimheap.ff_expr;
+TRUNCATE ff_idx;
+SELECT full_record('ff_idx') AS without;
+DROP TABLE ff_idx;
 
 -- DROP takes the record away
 CREATE TABLE ff_drop (a int) USING slimheap;

@@ -33,6 +33,7 @@
 #include "catalog/indexing.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_index.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -156,6 +157,40 @@ slim_full_files_relid(Oid amoid)
 }
 
 /*
+ * Is the only index of files its key, as the 1.4 scripts make it: unique,
+ * immediate, on relid alone, no expression or predicate?  The writes go
+ * through CatalogTupleInsert(), which forms index entries without an
+ * executor (an expression index would crash it), and the reads by the key.
+ */
+static bool
+slim_full_files_only_key(Relation files, Oid *pkey)
+{
+	List	   *indexes = RelationGetIndexList(files);
+	HeapTuple	tuple;
+	Form_pg_index index;
+	bool		plain;
+
+	*pkey = files->rd_pkindex;
+	if (list_length(indexes) != 1 || linitial_oid(indexes) != *pkey)
+	{
+		list_free(indexes);
+		return false;
+	}
+	list_free(indexes);
+	tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(*pkey));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	index = (Form_pg_index) GETSTRUCT(tuple);
+	plain = index->indisunique && index->indimmediate && index->indisvalid &&
+		index->indisready && index->indnatts == 1 &&
+		index->indkey.values[0] == Anum_full_relid &&
+		heap_attisnull(tuple, Anum_pg_index_indexprs, NULL) &&
+		heap_attisnull(tuple, Anum_pg_index_indpred, NULL);
+	ReleaseSysCache(tuple);
+	return plain;
+}
+
+/*
  * slimheap.full_row_files of access method amoid opened in lockmode, with
  * the OID of its primary key, if it is there with the columns above; else
  * NULL.  Without busy, waits for its lock: writers must not leave a record
@@ -194,10 +229,9 @@ slim_full_files_open(Oid amoid, LOCKMODE lockmode, bool *busy, Oid *pkey)
 			TupleDescAttr(desc, i)->atttypid != slim_full_files_types[i])
 			break;
 	}
-	list_free(RelationGetIndexList(files));
-	*pkey = files->rd_pkindex;
-	if (i < SLIM_FULL_FILES_NATTS || !OidIsValid(*pkey) ||
-		files->rd_rel->relkind != RELKIND_RELATION)
+	if (i < SLIM_FULL_FILES_NATTS ||
+		files->rd_rel->relkind != RELKIND_RELATION ||
+		!slim_full_files_only_key(files, pkey))
 	{
 		relation_close(files, lockmode);
 		return NULL;
@@ -220,8 +254,9 @@ slim_full_files_fetch(Relation files, Oid pkey, Oid relid)
 	 * snapshot, which under SERIALIZABLE would take predicate locks, so
 	 * that two transactions that each scan one narrow table and create
 	 * another would fail to serialize, where heap's commit.  The caller
-	 * holds the relation's lock, so no other transaction is changing its
-	 * row.
+	 * holds the relation's lock: only record_full_rows() (whose lock lets
+	 * readers in) may be changing its row meanwhile, and a reader that
+	 * misses both versions finds no record, which costs a check.
 	 */
 	scan = systable_beginscan(files, pkey, true, SnapshotSelf, 1, &key);
 	tuple = systable_getnext(scan);
@@ -552,7 +587,8 @@ slim_full_files_dropped(Oid relid)
 	if ((form->relkind == RELKIND_RELATION ||
 		 form->relkind == RELKIND_MATVIEW) &&
 		form->relpersistence != RELPERSISTENCE_TEMP &&
-		form->relam != HEAP_TABLE_AM_OID && !OidIsValid(form->relrewrite))
+		!OidIsValid(form->relrewrite) &&
+		slim_options_am_is_slimheap(form->relam))
 		amoid = form->relam;
 	ReleaseSysCache(tuple);
 	if (OidIsValid(amoid))

@@ -23,9 +23,11 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/pg_class.h"
+#include "commands/tablecmds.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
+#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -97,6 +99,8 @@ slim_record_full_rows_checks(Relation rel)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("table \"%s\" does not use access method slimheap",
 						name)));
+	/* not from a statement that is reading or rewriting it */
+	CheckTableNotInUse(rel, "record the full rows of");
 	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -118,6 +122,8 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 	int64		short_rows;
 	bool		recorded;
 
+	PreventCommandIfReadOnly("slimheap.record_full_rows()");
+	PreventCommandDuringRecovery("slimheap.record_full_rows()");
 	/* SHARE ROW EXCLUSIVE: no writer, and no other call on rel meanwhile */
 	rel = try_relation_open(relid, ShareRowExclusiveLock);
 	if (rel == NULL)
