@@ -434,6 +434,17 @@ slim_page_prune_opt(Relation rel, Buffer buf)
  * and a change's new tuple is a HeapTuple from 17 on (a tuple buffer
  * holding one before).  Callers include replication/reorderbuffer.h.
  */
+/*
+ * Does this backend hold relid's lock in mode?  LockHeldByMe() takes an
+ * "or stronger" flag from 17 on (CheckRelationOidLockedByMe() is not in
+ * every 15 minor release).
+ */
+#if PG_VERSION_NUM >= 170000
+#define slim_lock_held_by_me(tag, mode)	LockHeldByMe((tag), (mode), false)
+#else
+#define slim_lock_held_by_me(tag, mode)	LockHeldByMe((tag), (mode))
+#endif
+
 #if PG_VERSION_NUM >= 160000
 typedef RelFileLocator SlimFileLocator;
 #define slim_locator_spc(loc)	((loc)->spcOid)

@@ -192,7 +192,8 @@ slim_full_files_only_key(Relation files, Oid *pkey)
 
 /*
  * slimheap.full_row_files of access method amoid opened in lockmode, with
- * the OID of its primary key, if it is there with the columns above; else
+ * the OID of its primary key, if it is there with the columns above and
+ * its key as its only index (slim_full_files_only_key()); else
  * NULL.  Without busy, waits for its lock: writers must not leave a record
  * behind (a dropped table's, whose OID and file number a new table may
  * get).  With busy, only if the lock is free (*busy says it was not): a
@@ -370,28 +371,29 @@ slim_full_files_store(Relation files, Oid pkey, Oid relid, Oid spcoid,
  * table, which make_new_heap() names pg_temp_<oid> and makes in that
  * table's schema, for its owner, with its descriptor, and whose file it
  * then swaps into that table, when this transaction holds that table in
- * ACCESS EXCLUSIVE mode, as every rewrite does; else rel itself.
- * relrewrite is not set yet when heap_create() makes the file.  A table of
- * that name made by hand can so cost only its own owner a record.
+ * ACCESS EXCLUSIVE mode, as every rewrite does but 19's REPACK
+ * CONCURRENTLY; else rel itself.  relrewrite is not set yet when
+ * heap_create() makes the file.  InvalidOid, no record, for a transient
+ * that does not qualify: its record would outlive it (its drop is skipped,
+ * slim_full_files_dropped()).  A table so named by hand can so cost only
+ * its own owner a record.
  */
 static Oid
 slim_full_files_owner(Relation rel)
 {
 	const char *relname = RelationGetRelationName(rel);
-	char	   *end;
 	unsigned long source;
+	LOCKTAG		tag;
 	HeapTuple	tuple;
 	bool		same;
 
-	if (strncmp(relname, "pg_temp_", 8) != 0)
-		return RelationGetRelid(rel);
 	/* digits only, as "%u" writes them */
-	if (relname[8] < '1' || relname[8] > '9' ||
+	if (strncmp(relname, "pg_temp_", 8) != 0 ||
+		relname[8] < '1' || relname[8] > '9' ||
 		strspn(relname + 8, "0123456789") != strlen(relname + 8))
 		return RelationGetRelid(rel);
-	source = strtoul(relname + 8, &end, 10);
-	if (source > PG_UINT32_MAX ||
-		!CheckRelationOidLockedByMe((Oid) source, AccessExclusiveLock, false))
+	source = strtoul(relname + 8, NULL, 10);
+	if (source > PG_UINT32_MAX)
 		return RelationGetRelid(rel);
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) source));
 	if (!HeapTupleIsValid(tuple))
@@ -402,7 +404,11 @@ slim_full_files_owner(Relation rel)
 		((Form_pg_class) GETSTRUCT(tuple))->relnatts ==
 		RelationGetDescr(rel)->natts;
 	ReleaseSysCache(tuple);
-	return same ? (Oid) source : RelationGetRelid(rel);
+	if (!same)
+		return RelationGetRelid(rel);
+	SET_LOCKTAG_RELATION(tag, MyDatabaseId, (Oid) source);
+	return slim_lock_held_by_me(&tag, AccessExclusiveLock) ? (Oid) source :
+		InvalidOid;
 }
 
 /*
@@ -415,16 +421,20 @@ slim_full_files_created(Relation rel, Oid spcoid, Oid relfilenode)
 {
 	Relation	files;
 	Oid			pkey;
+	Oid			owner;
 
 	if (!slim_full_files_apply(rel, RelationGetDescr(rel)->natts))
+		return;
+	owner = slim_full_files_owner(rel);
+	if (!OidIsValid(owner))
 		return;
 	/* waits: a record of a dropped table with this OID must not stay */
 	files = slim_full_files_open(rel->rd_rel->relam, RowExclusiveLock, NULL,
 								 &pkey);
 	if (files == NULL)
 		return;
-	slim_full_files_store(files, pkey, slim_full_files_owner(rel), spcoid,
-						  relfilenode, RelationGetDescr(rel)->natts);
+	slim_full_files_store(files, pkey, owner, spcoid, relfilenode,
+						  RelationGetDescr(rel)->natts);
 	relation_close(files, NoLock);
 }
 

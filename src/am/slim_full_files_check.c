@@ -27,7 +27,6 @@
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "tcop/utility.h"
 #include "utils/acl.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
@@ -118,12 +117,21 @@ Datum
 slimheap_record_full_rows(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
+	char	   *name;
 	Relation	rel;
 	int64		short_rows;
 	bool		recorded;
 
 	PreventCommandIfReadOnly("slimheap.record_full_rows()");
-	PreventCommandDuringRecovery("slimheap.record_full_rows()");
+	/* the owner only, asked before the lock: no one else may hold it */
+	name = get_rel_name(relid);
+	if (name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	if (!slim_relation_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER,
+					   get_relkind_objtype(get_rel_relkind(relid)), name);
 	/* SHARE ROW EXCLUSIVE: no writer, and no other call on rel meanwhile */
 	rel = try_relation_open(relid, ShareRowExclusiveLock);
 	if (rel == NULL)
@@ -135,15 +143,15 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("records of full rows need slimheap in shared_preload_libraries"),
-				 errdetail("Without it, a session that loads an older library could store short rows into the file.")));
+				 errdetail("Without it, a session that loads an older library could store short rows into the table's file."),
+				 errhint("Add slimheap to shared_preload_libraries and restart the server.")));
 	if (RelationGetDescr(rel)->natts > SLIM_NARROW_NATTS)
 	{
 		ereport(NOTICE,
-				(errmsg("table \"%s\" has %d attributes: its scans check no row",
-						RelationGetRelationName(rel),
-						RelationGetDescr(rel)->natts),
-				 errdetail("Only tables of at most %d attributes use heap's slot, whose rows are checked.",
-						   SLIM_NARROW_NATTS)));
+				(errmsg("table \"%s\" is not narrow: no record is kept of its file",
+						RelationGetRelationName(rel)),
+				 errdetail("It has %d attributes; only tables of at most %d use heap's slot, whose rows are checked.",
+						   RelationGetDescr(rel)->natts, SLIM_NARROW_NATTS)));
 		relation_close(rel, ShareRowExclusiveLock);
 		PG_RETURN_BOOL(false);
 	}
@@ -155,12 +163,15 @@ slimheap_record_full_rows(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("could not record the file of table \"%s\"",
 						RelationGetRelationName(rel)),
-				 errdetail("slimheap.full_row_files must be an unlogged heap table of a superuser, and the extension's version 1.4 committed.")));
+				 errdetail("slimheap.full_row_files must be an unlogged heap table of a superuser whose only index is its primary key on relid, and the extension's version 1.4 committed.")));
 	if (short_rows > 0)
 		ereport(NOTICE,
-				(errmsg("table \"%s\" holds " INT64_FORMAT " rows shorter than its %d attributes",
-						RelationGetRelationName(rel), short_rows,
-						RelationGetDescr(rel)->natts),
+				(errmsg_plural("table \"%s\" holds %lld row shorter than its %d attributes",
+							   "table \"%s\" holds %lld rows shorter than its %d attributes",
+							   short_rows,
+							   RelationGetRelationName(rel),
+							   (long long) short_rows,
+							   RelationGetDescr(rel)->natts),
 				 errhint("VACUUM FULL stores every row with all its attributes, and records the new file.")));
 	if (recorded)
 	{
